@@ -1,0 +1,106 @@
+"""Browser figures for the classification lab: first paint, live frame rate, slider redraw latency.
+
+Starts `streamlit run app.py`, drives Debian's headless Chromium with Playwright, and prints one
+JSON object. Counters come from the live view (window.__mlsimLive: updates received, boundary
+frames drawn, epoch shown); "pixels_changed" compares two screenshots of the boundary canvas.
+
+    python benchmarks/browser.py [--seconds 10] [--path "classification?lang=en"]
+"""
+import argparse
+import io
+import json
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from conftest import CHROMIUM, CHROMIUM_ARGS, _free_port  # noqa: E402
+
+STATS = "() => ({...window.__mlsimLive})"
+
+
+def wait_painted(page, timeout_s=90):
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stElementContainer\"]').length > 3",
+                           timeout=timeout_s * 1000)
+
+
+def boundary(page) -> np.ndarray:
+    png = page.locator('[data-testid="live-boundary"]').screenshot()
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+
+
+def slider_latency(page, label: str, presses: int) -> list[float]:
+    """Seconds from a key press on a slider to the redrawn boundary, for each press."""
+    thumb = page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider").first
+    out = []
+    for i in range(presses):
+        before = page.evaluate(STATS)["frames"]
+        thumb.focus()
+        t0 = time.perf_counter()
+        page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+        page.wait_for_function(f"() => window.__mlsimLive.frames > {before}", timeout=20_000)
+        out.append(time.perf_counter() - t0)
+        time.sleep(0.4)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--path", default="classification?lang=en")
+    a = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    t_start = time.perf_counter()
+    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base, out = f"http://127.0.0.1:{port}", {}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            while True:
+                try:
+                    page.goto(f"{base}/?lang=en", timeout=5000)
+                    break
+                except Exception:
+                    time.sleep(0.1)
+            wait_painted(page)
+            out["home_first_paint_s_after_server_start"] = round(time.perf_counter() - t_start, 2)
+
+            page.goto(f"{base}/{a.path}")
+            page.wait_for_selector('[data-testid="live-boundary"]', timeout=90_000)
+            time.sleep(1)
+            out["slider_redraw_ms"] = [round(1000 * s, 0) for s in slider_latency(page, "Noise", 6)]
+            out["slider_redraw_median_ms"] = statistics.median(out["slider_redraw_ms"])
+
+            page.get_by_role("button", name=re.compile("Play")).click()
+            time.sleep(2)
+            s0, t0 = page.evaluate(STATS), time.perf_counter()
+            shot_a = boundary(page)
+            time.sleep(1)
+            shot_b = boundary(page)
+            time.sleep(max(0.0, a.seconds - 1))
+            s1, dt = page.evaluate(STATS), time.perf_counter() - t0
+            out["boundary_frames_per_s"] = round((s1["frames"] - s0["frames"]) / dt, 1)
+            out["updates_per_s"] = round((s1["updates"] - s0["updates"]) / dt, 1)
+            out["epochs_per_s_on_screen"] = round((s1["epoch"] - s0["epoch"]) / dt, 1)
+            out["boundary_pixels_changed"] = bool(np.abs(shot_a - shot_b).mean() > 0.05)
+            out["exceptions_on_page"] = page.locator('[data-testid="stException"]').count()
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(10)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

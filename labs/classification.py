@@ -1,0 +1,286 @@
+"""Classification lab: a TensorFlow-Playground-class network trained live, with its boundary."""
+import random
+import time
+
+import numpy as np
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from sim import metrics
+from sim.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
+from sim.export import history_csv, weights_json
+from sim.losses import logit_gradients
+from sim.plots.curves import accuracy_curves, loss_curves
+from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
+from sim.plots.losses import gradient_figure
+from sim.training import ClassifierConfig, Trainer
+from sim.upload import UploadError, parse_points_csv
+from ui import live
+from ui.i18n import t
+from ui.schemas import CLASSIFICATION
+from ui.urlstate import PageState
+
+BUDGET_S = 0.06  # training time per fragment rerun: a few frames, then they go to the browser
+MAX_FRAMES = 4
+REFRESH_S = 3.0  # how often the Plotly curves catch up while training runs (each redraw costs the browser ~100 ms)
+ss = st.session_state
+
+
+# ---------- run control (button callbacks) ----------
+def set_playing(on: bool) -> None:
+    ss["cls.playing"] = on
+    st.rerun()  # from a callback this is a full rerun, so every part of the page follows
+
+
+def step_once() -> None:
+    ss["cls.playing"] = False
+    ss["cls.trainer"].step(epochs=1)
+
+
+def reset() -> None:
+    ss["cls.playing"] = False
+    ss.pop("cls.trainer", None)
+
+
+def regenerate() -> None:
+    ss["cls.seed"] = random.randrange(1_000_000)
+
+
+def clear_upload() -> None:
+    ss["cls.upload"] = None
+
+
+def in_fragment_rerun() -> bool:
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+# ---------- model ----------
+def make_config(v: dict) -> ClassifierConfig:
+    loss = "squared_error" if v["problem"] == "regression" else v["loss"]
+    return ClassifierConfig(
+        problem=v["problem"], dataset=v["dataset"], n=v["n"], noise=v["noise"], train_ratio=v["train_ratio"],
+        batch_size=v["batch_size"], features=v["features"], hidden=v["hidden"], activation=v["activation"],
+        lr=v["lr"], regularization=v["regularization"], reg_rate=v["reg_rate"], loss=loss,
+        optimizer=v["optimizer"], dropout=v["dropout"], seed=v["seed"])
+
+
+def current_trainer(v: dict) -> Trainer | None:
+    """The session's trainer; a new one when the model or the data changed, the old one on bad input."""
+    if not v["features"]:
+        st.warning(t("cls.no_features"))
+        return ss.get("cls.trainer")
+    upload = ss.get("cls.upload")
+    want = (make_config(v), id(upload))
+    if ss.get("cls.trainer_key") != want or "cls.trainer" not in ss:
+        try:
+            ss["cls.trainer"] = Trainer(want[0], data=(upload.X, upload.y) if upload else None)
+            ss["cls.trainer_key"] = want
+            ss["cls.playing"] = False
+        except ValueError as e:
+            st.error(t("cls.bad_config", detail=str(e)))
+    return ss.get("cls.trainer")
+
+
+# ---------- widgets ----------
+def hidden_layers(state: PageState) -> None:
+    """TensorFlow Playground's layer editor: how many hidden layers, then the neurons in each."""
+    hidden = state.values["hidden"]
+    ss.setdefault("cls.n_layers", len(hidden))
+    cols = st.columns([2, 1, 1, 1, 1, 1, 1])
+    n = cols[0].number_input(t("cls.hidden"), 0, 6, key="cls.n_layers")
+    for i in range(n):
+        ss.setdefault(f"cls.layer{i}", hidden[i] if i < len(hidden) else 4)
+        cols[i + 1].number_input(t("cls.layer", i=i + 1), 1, 8, key=f"cls.layer{i}")
+    state.set("hidden", tuple(int(ss[f"cls.layer{i}"]) for i in range(n)))
+
+
+def upload_box(problem: str) -> None:
+    with st.expander(t("cls.upload")):
+        st.caption(t("cls.upload_help"))
+        file = st.file_uploader(t("cls.upload_file"), type=["csv", "txt"], key="cls.file")
+        tag = file and (file.file_id, problem)
+        if file is not None and ss.get("cls.upload_tag") != tag:
+            ss["cls.upload_tag"] = tag
+            try:
+                ss["cls.upload"] = parse_points_csv(file.getvalue(), problem=problem)
+            except UploadError as e:
+                ss["cls.upload_error"] = (e.code, e.params)  # the data in use stays as it was
+            else:
+                ss.pop("cls.upload_error", None)
+        if ss.get("cls.upload_error"):
+            code, params = ss["cls.upload_error"]
+            st.error(t(f"upload.{code}", **{k: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v
+                                              for k, v in params.items()}))
+        if ss.get("cls.upload") is not None:
+            st.success(t("cls.upload_used", n=len(ss["cls.upload"].y)))
+            st.button(t("cls.upload_clear"), on_click=clear_upload)
+
+
+def data_controls(state: PageState) -> None:
+    names = CLASSIFICATION_DATASETS if state.values["problem"] == "classification" else REGRESSION_DATASETS
+    state.widget("dataset", options=names)
+    for name in ("noise", "train_ratio", "batch_size", "n"):
+        state.widget(name)
+    state.widget("seed")
+    st.button(t("cls.regenerate"), on_click=regenerate, icon=":material/casino:", width="stretch")
+    upload_box(state.values["problem"])
+
+
+def model_controls(state: PageState) -> None:
+    names = ("problem", "lr", "activation", "optimizer", "loss", "regularization", "reg_rate", "dropout")
+    for col, name in zip(st.columns(len(names)), names):
+        state.widget(name, container=col, disabled=name == "loss" and state.values["problem"] == "regression")
+
+
+# ---------- live view ----------
+def live_panel(state: PageState) -> None:
+    @st.fragment(run_every=0.5 if ss.get("cls.playing") else None)
+    def panel():
+        trainer = ss["cls.trainer"]
+        playing = ss.get("cls.playing", False) and not trainer.diverged
+        bar = st.container(horizontal=True)
+        if playing:
+            bar.button(t("cls.pause"), on_click=set_playing, args=(False,), icon=":material/pause:")
+        else:
+            bar.button(t("cls.play"), on_click=set_playing, args=(True,), icon=":material/play_arrow:",
+                       type="primary", disabled=trainer.diverged)
+        bar.button(t("cls.step"), on_click=step_once, icon=":material/skip_next:", disabled=trainer.diverged)
+        bar.button(t("cls.reset"), on_click=reset, icon=":material/restart_alt:")
+        frames = []
+        deadline = time.perf_counter() + BUDGET_S
+        while playing and len(frames) < MAX_FRAMES and time.perf_counter() < deadline and not trainer.diverged:
+            trainer.step(epochs=state.values["speed"])
+            frames.append(live.frame(trainer))
+        if not frames:
+            frames = [live.frame(trainer)]
+        if trainer.diverged:
+            st.error(t("cls.diverged", lr=trainer.config.lr))
+        ss["cls.seq"] = ss.get("cls.seq", 0) + 1
+        status = "diverged" if trainer.diverged else ("playing" if playing else "paused")
+        n_hidden = len(trainer.config.hidden)
+        live.show(trainer, frames, seq=ss["cls.seq"], status=status, threshold=state.values["threshold"],
+                  discretize=state.values["discretize"], show_test=state.values["show_test"],
+                  labels={"epoch": t("cls.epoch"), "train_loss": t("cls.train_loss"),
+                          "test_loss": t("cls.test_loss"), "status": t(f"cls.status.{status}")},
+                  input_labels=[t(f"cls.features.{f}") for f in trainer.config.features],
+                  titles=[t("cls.net.inputs")] + [t("cls.net.layer", i=i + 1) for i in range(n_hidden)]
+                  + [t("cls.net.output")])
+        if playing and trainer.diverged:
+            ss["cls.playing"] = False
+            st.rerun()  # whole page: show the message, stop the curves' refresh
+        elif playing and in_fragment_rerun():
+            st.rerun(scope="fragment")  # a bounded chunk per run; the next one starts right away
+
+    panel()
+
+
+# ---------- results ----------
+def curves_panel() -> None:
+    @st.fragment(run_every=REFRESH_S if ss.get("cls.playing") else None)
+    def panel():
+        trainer = ss["cls.trainer"]
+        labels = {k: t(f"cls.plot.{k}") for k in ("epoch", "loss", "accuracy", "train", "test")}
+        c1, c2 = st.columns(2)
+        c1.plotly_chart(loss_curves(trainer.history, labels), key="cls.loss_fig")
+        if trainer.config.problem == "classification":
+            c2.plotly_chart(accuracy_curves(trainer.history, labels), key="cls.acc_fig")
+
+    panel()
+
+
+def evaluation_panel(state: PageState, trainer: Trainer) -> None:
+    if trainer.config.problem != "classification":
+        st.info(t("cls.eval_regression"))
+        return
+    y = trainer.y_test
+    proba = trainer.predict_proba(trainer.X_test)
+    k = proba.shape[1]
+    labels = {k_: t(f"cls.plot.{k_}") for k_ in ("true", "predicted", "count", "fpr", "tpr", "precision", "recall",
+                                                  "chance")}
+    names = [t("cls.class", c=c) for c in range(k)]
+    if k == 2:
+        thr = state.widget("threshold")
+        m = metrics.binary_metrics(y, proba[:, 1], thr)
+        labels["threshold"] = t("cls.plot.threshold", thr=f"{thr:.2f}")
+        cols = st.columns(5)
+        for col, name in zip(cols, ("accuracy", "precision", "recall", "f1")):
+            col.metric(t(f"cls.metric.{name}"), f"{getattr(m, name):.3f}")
+        cols[4].metric(t("cls.metric.n_test"), len(y))
+        roc, pr = metrics.roc_curve(y, proba[:, 1]), metrics.pr_curve(y, proba[:, 1])
+        c1, c2, c3 = st.columns(3)
+        c1.plotly_chart(confusion_figure([[m.tn, m.fp], [m.fn, m.tp]], names, labels), key="cls.cm")
+        if roc is None:  # the test set holds a single class: no curve can be drawn
+            c2.info(t("cls.single_class_test"))
+        else:
+            fpr, tpr, _ = roc
+            c2.plotly_chart(roc_figure(fpr, tpr, metrics.auc(fpr, tpr), (m.fp / max(1, m.fp + m.tn), m.recall), labels),
+                            key="cls.roc")
+            prec, rec, _ = pr
+            c3.plotly_chart(pr_figure(prec, rec, metrics.average_precision(y, proba[:, 1]),
+                                      (m.recall, m.precision), labels), key="cls.pr")
+        st.caption(t("cls.threshold_help"))
+    else:
+        pred = proba.argmax(axis=1)
+        st.metric(t("cls.metric.accuracy"), f"{metrics.accuracy(y, pred):.3f}")
+        st.plotly_chart(confusion_figure(metrics.confusion_matrix(y, pred, k), names, labels), key="cls.cm")
+
+
+def why_cross_entropy(state: PageState) -> None:
+    """The gradient at the logit under each loss, for a positive example the model gives probability p."""
+    st.markdown(t("cls.why_ce"))
+    left, right = st.columns([1, 2])
+    with left:
+        p = state.widget("ce_p")
+        at = logit_gradients(np.array([p]), 1.0)
+        for name in ("cross_entropy", "squared_error"):
+            st.metric(t(f"cls.loss.{name}"), f"{at[name][0]:.3f}", help=t("cls.ce_metric_help"))
+            st.caption(t("cls.ce_grad", grad=f"{at[name + '_grad'][0]:+.4f}"))
+    grid = np.linspace(0.005, 0.995, 199)
+    labels = {"p": t("cls.ce_p_axis"), "grad": t("cls.ce_grad_axis"),
+              "cross_entropy": t("cls.loss.cross_entropy"), "squared_error": t("cls.loss.squared_error")}
+    right.plotly_chart(gradient_figure(grid, logit_gradients(grid, 1.0), p, labels), key="cls.ce_fig")
+
+
+def downloads(trainer: Trainer) -> None:
+    c1, c2 = st.columns(2)
+    c1.download_button(t("cls.download_curves"), history_csv(trainer.history), "curves.csv", "text/csv",
+                       icon=":material/show_chart:", disabled=not trainer.history)
+    meta = {"epoch": trainer.epoch, "features": list(trainer.config.features)}
+    c2.download_button(t("cls.download_weights"), weights_json(vars(trainer.config), trainer.layers(), meta),
+                       "weights.json", "application/json", icon=":material/data_object:")
+
+
+# ---------- page ----------
+def main() -> None:
+    state = PageState("cls", CLASSIFICATION)
+    head, link = st.columns([6, 1], vertical_alignment="bottom")
+    head.title(t("cls.title"))
+    with link.popover(t("url.copy_link"), icon=":material/link:"):
+        st.code(state.link(), language=None)
+    st.caption(t("cls.intro"))
+    model_controls(state)
+    left, right = st.columns([1, 4], gap="medium")
+    with left:
+        st.subheader(t("cls.data"))
+        data_controls(state)
+    with right:
+        state.widget("features")
+        hidden_layers(state)
+        trainer = current_trainer(state.values)
+        if trainer is None:
+            return
+        live_panel(state)
+        opts = st.columns(3)
+        state.widget("discretize", container=opts[0])
+        state.widget("show_test", container=opts[1])
+        state.widget("speed", container=opts[2])
+    curves_panel()
+    # one panel at a time: hidden tabs would still re-render their charts on every live update
+    panel = state.widget("panel", label_visibility="collapsed")
+    {"eval": lambda: evaluation_panel(state, trainer), "why_ce": lambda: why_cross_entropy(state),
+     "download": lambda: downloads(trainer)}[panel]()
+    state.sync_url()
+
+
+main()

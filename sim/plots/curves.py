@@ -1,0 +1,63 @@
+"""Training curves: loss and accuracy against epoch, train in orange and test in blue.
+
+Also holds the palette and compact layout the other metric figures share.
+"""
+
+import plotly.graph_objects as go
+
+TRAIN_COLOR = "#f59322"  # TensorFlow Playground orange
+TEST_COLOR = "#0877bd"  # TensorFlow Playground blue
+GUIDE_COLOR = "#9e9e9e"  # reference lines (chance diagonal)
+HEIGHT = 280
+
+
+def compact_layout(fig: go.Figure, x_title: str, y_title: str, height: int = HEIGHT) -> go.Figure:
+    """Small white layout with tight margins, the legend in one row above the plot."""
+    fig.update_layout(
+        template="plotly_white",
+        height=height,
+        margin=dict(l=55, r=10, t=30, b=45),
+        legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+    )
+    return fig
+
+
+def _train_test_figure(
+    history: list[dict], key: str, name: str, value_format: str, labels: dict
+) -> go.Figure:
+    """Lines of history[f"train_{key}"] and history[f"test_{key}"] against epoch.
+
+    A series with no value at all (no test split, empty history) is left out; None or NaN
+    inside a series leaves a gap.
+    """
+    fig = go.Figure()
+    epochs = [entry["epoch"] for entry in history]
+    for split, colour in (("train", TRAIN_COLOR), ("test", TEST_COLOR)):
+        values = [entry.get(f"{split}_{key}") for entry in history]
+        if all(v is None for v in values):
+            continue
+        fig.add_trace(go.Scatter(
+            x=epochs, y=values, mode="lines", name=labels[split], line=dict(color=colour, width=2),
+            hovertemplate=(f"{labels['epoch']}: %{{x}}<br>{labels[split]} · {name}: "
+                           f"%{{y:{value_format}}}<extra></extra>"),
+        ))
+    return compact_layout(fig, labels["epoch"], name)
+
+
+def loss_curves(history: list[dict], labels: dict, log_y: bool = False) -> go.Figure:
+    """Train and test loss per epoch. labels: "epoch", "loss", "train", "test"."""
+    fig = _train_test_figure(history, "loss", labels["loss"], ".4g", labels)
+    fig.update_yaxes(type="log" if log_y else "linear")
+    return fig
+
+
+def accuracy_curves(history: list[dict], labels: dict) -> go.Figure:
+    """Train and test accuracy per epoch on a fixed 0-100 % axis.
+
+    labels: "epoch", "accuracy", "train", "test".
+    """
+    fig = _train_test_figure(history, "acc", labels["accuracy"], ".1%", labels)
+    fig.update_yaxes(range=[0, 1], tickformat=".0%")
+    return fig

@@ -1,0 +1,75 @@
+"""Pure encoders for the live view: model outputs in, compact bytes for the canvas component out.
+
+Everything is quantised to one byte per value and base64-encoded, so a frame of a 50×50 boundary
+is about 3 kB and a few frames fit in every fragment rerun.
+"""
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+
+DOMAIN = 6.0  # the plane is [-6, 6]²
+
+
+def _b64(a: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(a, dtype=np.uint8).tobytes()).decode("ascii")
+
+
+def _unit_to_byte(v: np.ndarray) -> np.ndarray:
+    return np.rint(np.clip(np.nan_to_num(v, nan=0.5), 0.0, 1.0) * 255).astype(np.uint8)
+
+
+def grid_channels(grid: np.ndarray, problem: str) -> int:
+    """1 channel for binary (P(class 1)) and regression; k channels for k > 2 classes."""
+    return 1 if problem == "regression" or grid.shape[-1] == 2 else grid.shape[-1]
+
+
+def encode_grid(grid: np.ndarray, problem: str) -> str:
+    """(res, res, k) probabilities, or (res, res, 1) regression values in [-1, 1], to base64 bytes."""
+    if problem == "regression":
+        unit = (grid[..., :1] + 1.0) / 2.0
+    elif grid.shape[-1] == 2:
+        unit = grid[..., 1:]
+    else:
+        unit = grid
+    return _b64(_unit_to_byte(unit).reshape(-1))
+
+
+def encode_map(values: np.ndarray, bounded: tuple[float, float] | None = None) -> str:
+    """One node's output over the plane (res, res) to bytes, 0.5 meaning zero.
+
+    Bounded activations (tanh, sigmoid) keep their own scale so thumbnails are comparable;
+    unbounded ones (ReLU, linear, input features) are scaled by their largest magnitude.
+    """
+    if bounded is not None:
+        lo, hi = bounded
+        unit = (values - lo) / (hi - lo)
+    else:
+        m = float(np.max(np.abs(values))) or 1.0
+        unit = (values / m + 1.0) / 2.0
+    return _b64(_unit_to_byte(unit).reshape(-1))
+
+
+def encode_points(X: np.ndarray, y: np.ndarray, problem: str) -> tuple[str, str]:
+    """Points quantised to the plane's 256 steps; labels as class ids or regression values."""
+    xy = _unit_to_byte((X + DOMAIN) / (2 * DOMAIN))
+    labels = _unit_to_byte((y + 1.0) / 2.0) if problem == "regression" else y.astype(np.uint8)
+    return _b64(xy.reshape(-1)), _b64(labels)
+
+
+def curve(history: list[dict], max_points: int = 300) -> dict:
+    """Loss history thinned to at most max_points (always keeping the latest epoch)."""
+    if not history:
+        return {"epochs": [], "train": [], "test": []}
+    idx = np.unique(np.linspace(0, len(history) - 1, min(len(history), max_points)).round().astype(int))
+    pick = [history[i] for i in idx]
+    return {"epochs": [h["epoch"] for h in pick], "train": [h["train_loss"] for h in pick],
+            "test": [h["test_loss"] for h in pick]}
+
+
+def link_weights(layers: list[tuple[np.ndarray, np.ndarray]]) -> tuple[list[list[float]], float]:
+    """Row-major weights per layer and the magnitude that draws a full-width link."""
+    flat = [np.round(W.astype(float).reshape(-1), 4).tolist() for W, _ in layers]
+    mags = np.concatenate([np.abs(W).reshape(-1) for W, _ in layers]) if layers else np.zeros(1)
+    return flat, max(float(np.percentile(mags, 95)) if mags.size else 0.0, 1e-6)

@@ -1,0 +1,162 @@
+"""AppTest: every page runs in both languages, every widget can be changed, bad input is handled."""
+import random
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from sim.data import CLASSIFICATION_DATASETS
+from ui.i18n import catalogue
+
+ROOT = Path(__file__).resolve().parent.parent
+CLS = "labs/classification.py"
+TIMEOUT = 60
+
+
+def app(lang="en", **query) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["lang"] = lang
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at
+
+
+def cls_page(lang="en", **query) -> AppTest:
+    at = app(lang).run()  # AppTest needs one run before it can switch pages
+    at.query_params.update({"lang": lang, **query})
+    at.switch_page(CLS).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def texts(at) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "warning", "error", "info", "success", "title", "subheader")
+             for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_home_in_both_languages(lang):
+    at = app(lang).run()
+    assert not at.exception
+    assert at.title[0].value == catalogue(lang)["home.title"]
+    assert any(catalogue(lang)["nav.classification"] in s.value for s in at.subheader)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_classification_page_in_both_languages(lang):
+    at = cls_page(lang)
+    assert at.title[0].value == catalogue(lang)["cls.title"]
+    assert at.get_by_key("cls.dataset") and at.get_by_key("cls.lr")
+
+
+def test_url_values_set_widgets_and_bad_values_get_a_notice():
+    at = cls_page(dataset="spiral", lr="0.3", hidden="8,8,8", seed="7", noise="7", activation="gelu")
+    assert at.selectbox(key="cls.dataset").value == "spiral"
+    assert at.select_slider(key="cls.lr").value == 0.3
+    assert at.slider(key="cls.n_layers").value == 3
+    assert at.number_input(key="cls.seed").value == 7
+    assert at.slider(key="cls.noise").value == 0.0  # 7 is out of [0, 0.5]: default
+    assert len(at.warning) == 2  # noise and activation, each with a notice
+    assert at.query_params["dataset"] == "spiral" and at.query_params["noise"] == "0"
+
+
+def test_widget_changes_are_written_to_the_url():
+    at = cls_page()
+    at.selectbox(key="cls.dataset").set_value("xor").run()
+    at.select_slider(key="cls.lr").set_value(0.1).run()
+    assert not at.exception
+    assert at.query_params["dataset"] == "xor" and at.query_params["lr"] == "0.1"
+
+
+def test_step_trains_one_epoch_and_reset_starts_over():
+    at = cls_page()
+    step = next(b for b in at.button if b.label == catalogue("en")["cls.step"])
+    step.click().run()
+    step = next(b for b in at.button if b.label == catalogue("en")["cls.step"])
+    step.click().run()
+    assert at.session_state["cls.trainer"].epoch == 2
+    next(b for b in at.button if b.label == catalogue("en")["cls.reset"]).click().run()
+    assert at.session_state["cls.trainer"].epoch == 0 and not at.exception
+
+
+def test_learning_rate_ten_diverges_with_a_message_and_reset_recovers():
+    at = cls_page(dataset="spiral", lr="10", hidden="8,8,8,8", activation="relu")
+    trainer = at.session_state["cls.trainer"]
+    for _ in range(30):
+        if trainer.diverged:
+            break
+        trainer.step(epochs=5)
+    at.run()
+    assert trainer.diverged and catalogue("en")["cls.diverged"].split(":")[0] in texts(at)
+    assert all(b.disabled for b in at.button if b.label == catalogue("en")["cls.play"])
+    next(b for b in at.button if b.label == catalogue("en")["cls.reset"]).click().run()
+    assert not at.session_state["cls.trainer"].diverged and not at.exception
+
+
+def test_empty_feature_selection_keeps_the_model():
+    at = cls_page()
+    before = at.session_state["cls.trainer"]
+    at.pills(key="cls.features").set_value([]).run()
+    assert not at.exception and at.session_state["cls.trainer"] is before
+    assert catalogue("en")["cls.no_features"] in texts(at)
+
+
+GOOD_CSV = "a,b,label\n" + "\n".join(f"{i},{(i * 7) % 11},{i % 2}" for i in range(40))
+
+
+@pytest.mark.parametrize("content,code", [
+    (b"a,b\n1,2\n", "missing_columns"), (b"a,b,label\n1,x,0\n" * 12, "non_numeric"),
+    (b"a,b,label\n" + b"1,2,0\n" * 12, "single_class"), (b"\xff\xfe\x00\x01", "not_text"),
+])
+def test_bad_upload_gets_a_message_and_keeps_the_data(content, code):
+    at = cls_page()
+    at.file_uploader(key="cls.file").upload("data.csv", GOOD_CSV.encode(), "text/csv").run()
+    trainer = at.session_state["cls.trainer"]
+    assert len(trainer.y_train) + len(trainer.y_test) == 40
+    at.file_uploader(key="cls.file").upload("bad.csv", content, "text/csv").run()
+    assert not at.exception
+    assert at.session_state["cls.trainer"] is trainer  # nothing the user had is lost
+    assert any(e.value.split("{")[0][:12] in e.value for e in at.error) and at.error
+
+
+def test_every_dataset_and_problem_type_renders():
+    at = cls_page()
+    for name in CLASSIFICATION_DATASETS:
+        at.selectbox(key="cls.dataset").set_value(name).run()
+        assert not at.exception, name
+    at.selectbox(key="cls.problem").set_value("regression").run()
+    assert not at.exception and at.session_state["cls.trainer"].config.problem == "regression"
+
+
+def _random_value(w, rng):
+    kind = type(w).__name__
+    if kind in ("Slider", "SelectSlider"):
+        opts = getattr(w, "options", None)
+        return rng.choice(opts) if opts else rng.uniform(w.min, w.max) if isinstance(w.min, float) else rng.randint(w.min, w.max)
+    if kind == "Selectbox":
+        return rng.choice(w.options)
+    if kind == "NumberInput":
+        return rng.randint(int(w.min), int(w.max))
+    if kind == "Toggle":
+        return rng.random() < 0.5
+    return None
+
+
+def test_fuzz_every_widget():
+    rng = random.Random(1)
+    at = cls_page()
+    for i in range(40):
+        widgets = [w for kind in ("slider", "select_slider", "selectbox", "number_input", "toggle")
+                   for w in getattr(at, kind) if w.key and w.key.startswith("cls.") and not w.disabled]
+        w = rng.choice(widgets)
+        value = _random_value(w, rng)
+        if type(w).__name__ == "SelectSlider":
+            value = rng.choice(w.options)
+            value = type(w.value)(value) if not isinstance(w.value, str) else value
+        w.set_value(value).run()
+        assert not at.exception, (i, w.key, value, at.exception)
+        if rng.random() < 0.3:
+            at.session_state["cls.trainer"].step(epochs=3)
+    at.pills(key="cls.features").set_value(["x1sq", "sinx2"]).run()
+    assert not at.exception

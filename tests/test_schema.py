@@ -1,0 +1,48 @@
+"""URL schema: parsing, validation, round trips."""
+import pytest
+
+from ui.schema import Param, format_value, parse_value, read_query, write_query
+from ui.schemas import CLASSIFICATION
+
+LR = Param("lr", "choice", 0.03, choices=(0.001, 0.03, 10.0))
+
+
+@pytest.mark.parametrize("raw,value", [("0.03", 0.03), ("3e-2", 0.03), ("10", 10.0)])
+def test_numeric_choice_accepts_other_spellings(raw, value):
+    assert parse_value(LR, raw) == value
+
+
+@pytest.mark.parametrize("p,raw", [
+    (LR, "0.05"), (LR, "abc"), (LR, "nan"),
+    (Param("n", "int", 500, lo=100, hi=2000), "99"), (Param("n", "int", 500, lo=100, hi=2000), "1e9"),
+    (Param("n", "int", 500, lo=100, hi=2000), "300.5"), (Param("x", "float", 0.0, lo=0, hi=1), "inf"),
+    (Param("b", "bool", False), "maybe"),
+    (Param("f", "multi", ("a",), choices=("a", "b")), "a,c"), (Param("f", "multi", ("a",), choices=("a", "b")), ""),
+    (Param("f", "multi", ("a",), choices=("a", "b")), "a,a"),
+    (Param("h", "ints", (4, 2), lo=1, hi=8, max_len=6), "4,9"),
+    (Param("h", "ints", (4, 2), lo=1, hi=8, max_len=6), "1,1,1,1,1,1,1"),
+    (Param("h", "ints", (4, 2), lo=1, hi=8, max_len=6), "4,x"),
+])
+def test_bad_values_are_rejected(p, raw):
+    with pytest.raises(ValueError):
+        parse_value(p, raw)
+
+
+def test_read_query_replaces_bad_values_by_defaults_and_reports_them():
+    values, rejected = read_query(CLASSIFICATION, {"dataset": "spiral", "lr": "99", "hidden": "8,8,8", "seed": "-1"})
+    assert values["dataset"] == "spiral" and values["hidden"] == (8, 8, 8)
+    assert values["lr"] == 0.03 and values["seed"] == 0
+    assert sorted(name for name, _ in rejected) == ["lr", "seed"]
+
+
+def test_every_default_round_trips_through_the_url():
+    defaults = {p.name: p.default for p in CLASSIFICATION}
+    values, rejected = read_query(CLASSIFICATION, write_query(CLASSIFICATION, defaults))
+    assert rejected == [] and values == defaults
+
+
+def test_multi_is_canonical_and_empty_hidden_means_no_layers():
+    f = Param("f", "multi", ("a",), choices=("a", "b", "c"))
+    assert parse_value(f, "c,a") == ("a", "c")
+    h = Param("h", "ints", (4, 2), lo=1, hi=8, max_len=6)
+    assert parse_value(h, "none") == () and format_value(h, ()) == "none"

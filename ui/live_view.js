@@ -1,0 +1,178 @@
+// Live view of a training run: decision boundary, network diagram and loss curve on canvases.
+// Python sends a few frames (real model snapshots at successive epochs) per fragment rerun; this
+// plays them back at a steady rate, so the picture moves smoothly although every rerun is a
+// round trip. Nothing here computes model output: it only turns bytes into pixels.
+const ORANGE = [245, 147, 34], BLUE = [8, 119, 189], WHITE = [255, 255, 255];
+const CLASS = [[245, 147, 34], [8, 119, 189], [44, 160, 44], [148, 103, 189], [214, 39, 40]];
+const FRAME_MS = 1000 / 40;  // playback pace; frames beyond a short backlog are skipped
+const SLACK_MS = 6;  // animation callbacks arrive irregularly: draw when a frame is nearly due
+// counters read by benchmarks/browser.py: updates received, boundary frames drawn, last epoch
+const STATS = (window.__mlsimLive = window.__mlsimLive || { updates: 0, frames: 0, epoch: 0 });
+
+const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+const mix = (a, b, t) => [0, 1, 2].map((i) => a[i] + (b[i] - a[i]) * t);
+const css = (c) => `rgb(${c[0] | 0},${c[1] | 0},${c[2] | 0})`;
+// value in [0, 1] -> orange (0) . white (0.5) . blue (1), as in TensorFlow Playground
+const diverging = (v) => (v < 0.5 ? mix(ORANGE, WHITE, v * 2) : mix(WHITE, BLUE, (v - 0.5) * 2));
+
+function setup(root) {
+  root.innerHTML = `<style>${STYLE}</style>
+    <div class="lv-head"><span class="lv-epoch"></span><span class="lv-loss"></span><span class="lv-status"></span></div>
+    <div class="lv-body">
+      <canvas class="lv-net" data-testid="live-network"></canvas>
+      <div class="lv-right">
+        <canvas class="lv-boundary" data-testid="live-boundary" width="360" height="360"></canvas>
+        <canvas class="lv-curve" data-testid="live-curve" width="360" height="90"></canvas>
+      </div>
+    </div>`;
+  const q = (s) => root.querySelector(s);
+  return { root, queue: [], seq: null, raf: 0, last: null, lastDraw: 0, data: null,
+           head: { epoch: q('.lv-epoch'), loss: q('.lv-loss'), status: q('.lv-status') },
+           net: q('.lv-net'), boundary: q('.lv-boundary'), curve: q('.lv-curve') };
+}
+
+// Colour of one grid cell from its channel bytes (1 channel: probability of class 1 or a
+// regression value; k channels: class probabilities).
+function cellColour(d, px, i) {
+  if (d.channels === 1) {
+    let v = px[i] / 255;
+    if (d.discretize) v = d.problem === 'regression' ? (v < 0.5 ? 0.15 : 0.85) : (v >= d.threshold ? 0.85 : 0.15);
+    return diverging(v);
+  }
+  let best = 0, c = [0, 0, 0];
+  for (let j = 0; j < d.channels; j++) {
+    const p = px[i * d.channels + j] / 255;
+    if (p > px[i * d.channels + best] / 255) best = j;
+    c = c.map((x, m) => x + p * CLASS[j][m]);
+  }
+  const conf = px[i * d.channels + best] / 255, floor = 1 / d.channels;
+  const strength = Math.max(0, (conf - floor) / (1 - floor));
+  return d.discretize ? mix(WHITE, CLASS[best], 0.65) : mix(WHITE, c, 0.75 * strength);
+}
+
+// fade < 1 lightens the picture, so the points drawn on top of the boundary stay visible
+function drawGrid(ctx, d, b64, res, x, y, size, fade = 1) {
+  const px = bytes(b64), off = document.createElement('canvas');
+  off.width = off.height = res;
+  const octx = off.getContext('2d'), img = octx.createImageData(res, res);
+  for (let i = 0; i < res * res; i++) {
+    const c = fade < 1 ? mix(WHITE, cellColour(d, px, i), fade) : cellColour(d, px, i);
+    img.data.set([c[0], c[1], c[2], 255], i * 4);
+  }
+  octx.putImageData(img, 0, 0);
+  ctx.imageSmoothingEnabled = true;
+  ctx.drawImage(off, x, y, size, size);
+}
+
+function drawPoints(ctx, d, xy64, lab64, size, stroke) {
+  if (!xy64) return;
+  const xy = bytes(xy64), lab = bytes(lab64);
+  for (let i = 0; i < lab.length; i++) {
+    const colour = d.channels === 1 ? diverging(d.problem === 'regression' ? lab[i] / 255 : lab[i]) : CLASS[lab[i]];
+    ctx.beginPath();
+    ctx.arc(xy[2 * i] / 255 * size, (1 - xy[2 * i + 1] / 255) * size, 3.5, 0, 2 * Math.PI);
+    ctx.fillStyle = css(colour); ctx.fill();
+    ctx.lineWidth = 1; ctx.strokeStyle = stroke; ctx.stroke();
+  }
+}
+
+function drawBoundary(S, f) {
+  const d = S.data, ctx = S.boundary.getContext('2d'), size = S.boundary.width;
+  drawGrid(ctx, d, f.grid, d.res, 0, 0, size, 0.62);
+  drawPoints(ctx, d, d.points.train_xy, d.points.train_y, size, 'white');
+  if (d.show_test) drawPoints(ctx, d, d.points.test_xy, d.points.test_y, size, 'black');
+  ctx.fillStyle = 'rgba(0,0,0,0.55)'; ctx.font = '11px sans-serif';
+  [-6, -3, 0, 3, 6].forEach((v) => {
+    const p = (v + 6) / 12 * size;
+    ctx.fillText(String(v), Math.min(Math.max(p - 4, 2), size - 12), size - 3);
+    ctx.fillText(String(v), 2, Math.min(Math.max(size - p + 4, 10), size - 14));
+  });
+  const L = d.labels;
+  S.head.epoch.textContent = `${L.epoch} ${f.epoch.toLocaleString()}`;
+  const fmt = (v) => (v === null || v === undefined ? '–' : v.toFixed(3));
+  S.head.loss.textContent = `${L.train_loss} ${fmt(f.train_loss)}   ${L.test_loss} ${fmt(f.test_loss)}`;
+}
+
+function drawNet(S) {
+  const n = S.data.net, canvas = S.net;
+  const width = Math.max(280, S.root.clientWidth - S.boundary.width - 24), H = 380, box = 34;
+  canvas.width = width; canvas.height = H;
+  const ctx = canvas.getContext('2d');
+  ctx.clearRect(0, 0, width, H);
+  const left = 56, gapX = (width - left - box - 8) / Math.max(1, n.sizes.length - 1);
+  const pos = n.sizes.map((m, c) => {
+    const gapY = Math.min(box + 12, (H - 24) / m), top = (H - 16 - gapY * (m - 1) - box) / 2;
+    return Array.from({ length: m }, (_, r) => [left + c * gapX, top + r * gapY]);
+  });
+  // links: width and opacity by |w|, colour by sign (blue positive, orange negative)
+  n.weights.forEach((W, l) => {
+    const nin = n.sizes[l];
+    W.forEach((w, idx) => {
+      const [x0, y0] = pos[l][idx % nin], [x1, y1] = pos[l + 1][Math.floor(idx / nin)], s = Math.min(1, Math.abs(w) / n.wmax);
+      ctx.beginPath();
+      ctx.moveTo(x0 + box, y0 + box / 2);
+      ctx.bezierCurveTo((x0 + box + x1) / 2, y0 + box / 2, (x0 + box + x1) / 2, y1 + box / 2, x1, y1 + box / 2);
+      ctx.lineWidth = 0.5 + 5 * s;
+      ctx.strokeStyle = css(w >= 0 ? BLUE : ORANGE);
+      ctx.globalAlpha = 0.3 + 0.6 * s;
+      ctx.stroke();
+    });
+  });
+  ctx.globalAlpha = 1;
+  // nodes: a thumbnail of what each input feature / neuron / output computes over the plane
+  const thumb = { channels: 1, problem: 'regression', discretize: false };
+  let k = 0;
+  pos.forEach((col, c) => col.forEach(([x, y], r) => {
+    drawGrid(ctx, thumb, n.thumbs[k++], n.thumbs_res, x, y, box);
+    ctx.strokeStyle = '#666'; ctx.lineWidth = 1; ctx.strokeRect(x, y, box, box);
+    if (c === 0) { ctx.fillStyle = '#333'; ctx.font = '12px sans-serif'; ctx.fillText(n.inputs[r], 4, y + box / 2 + 4); }
+  }));
+  ctx.fillStyle = '#555'; ctx.font = '11px sans-serif';
+  pos.forEach((col, c) => ctx.fillText(n.titles[c], col[0][0], H - 4));
+}
+
+function drawCurve(S) {
+  const d = S.data, cv = d.curve, ctx = S.curve.getContext('2d'), W = S.curve.width, H = S.curve.height;
+  ctx.clearRect(0, 0, W, H);
+  ctx.strokeStyle = '#ddd'; ctx.strokeRect(0.5, 0.5, W - 1, H - 1);
+  const all = cv.train.concat(cv.test).filter((v) => v !== null && isFinite(v));
+  if (cv.epochs.length < 2 || !all.length) return;
+  const hi = Math.max(...all) * 1.05 || 1, e0 = cv.epochs[0], e1 = cv.epochs[cv.epochs.length - 1] || 1;
+  [[cv.train, ORANGE], [cv.test, BLUE]].forEach(([ys, colour]) => {
+    ctx.beginPath();
+    ys.forEach((v, i) => {
+      const x = 4 + (cv.epochs[i] - e0) / Math.max(1, e1 - e0) * (W - 8), y = H - 4 - (v / hi) * (H - 8);
+      i ? ctx.lineTo(x, y) : ctx.moveTo(x, y);
+    });
+    ctx.lineWidth = 1.6; ctx.strokeStyle = css(colour); ctx.stroke();
+  });
+  ctx.fillStyle = '#555'; ctx.font = '10px sans-serif'; ctx.fillText(hi.toFixed(2), 4, 11);
+}
+
+function tick(S, t) {
+  S.raf = requestAnimationFrame((t2) => tick(S, t2));
+  if (!S.queue.length || t - S.lastDraw < FRAME_MS - SLACK_MS) return;
+  S.lastDraw = t;
+  S.last = S.queue.shift();
+  drawBoundary(S, S.last);
+  STATS.frames++;
+}
+
+export default function (component) {
+  const { data, parentElement } = component;
+  const S = parentElement.__live || (parentElement.__live = setup(parentElement));
+  S.data = data;
+  if (data.seq !== S.seq) {
+    S.seq = data.seq;
+    STATS.updates++;
+    STATS.epoch = data.frames[data.frames.length - 1].epoch;
+    S.queue.push(...data.frames);
+    if (S.queue.length > 8) S.queue.splice(0, S.queue.length - 3);
+    if (data.status !== 'playing') S.queue.splice(0, S.queue.length - 1);
+    drawNet(S); drawCurve(S);
+  }
+  S.head.status.textContent = data.labels.status || '';
+  S.head.status.className = 'lv-status ' + data.status;
+  if (!S.raf) { S.lastDraw = 0; S.raf = requestAnimationFrame((t) => tick(S, t)); }
+  return () => { cancelAnimationFrame(S.raf); S.raf = 0; };
+}

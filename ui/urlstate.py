@@ -1,0 +1,80 @@
+"""Binds a page schema to Streamlit: widgets, the URL (?lang=en&dataset=spiral&seed=3) and notices."""
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from ui.i18n import lang, t
+from ui.schema import Param, read_query, write_query
+
+
+class PageState:
+    """The values of one page's parameters, kept across reruns and page switches."""
+
+    def __init__(self, page: str, schema: list[Param]):
+        self.page, self.schema = page, schema
+        self.params = {p.name: p for p in schema}
+        store = f"_vals.{page}"
+        if store not in st.session_state:  # first visit in this session: the URL decides
+            values, rejected = read_query(schema, dict(st.query_params))
+            st.session_state[store] = values
+            for name, raw in rejected:
+                st.warning(t("url.rejected", name=t(f"{page}.{name}"), value=raw[:40]), icon="⚠️")
+        self.values: dict[str, Any] = st.session_state[store]
+        for p in schema:  # a widget changed since the last run: its new value counts from the top
+            if self.key(p.name) in st.session_state and p.kind != "ints":
+                value = st.session_state[self.key(p.name)]
+                self.values[p.name] = tuple(c for c in p.choices if c in value) if p.kind == "multi" else value
+
+    def key(self, name: str) -> str:
+        return f"{self.page}.{name}"
+
+    def widget(self, name: str, container=st, options: tuple | None = None, **kw) -> Any:
+        """Draw the standard widget for a parameter and record its value.
+
+        `options` narrows a choice to the values that make sense now (e.g. datasets per problem).
+        """
+        p, key = self.params[name], self.key(name)
+        choices = options or p.choices
+        # widget state is dropped when the page is left, so it is restored from the kept values
+        if key not in st.session_state or (p.kind == "choice" and st.session_state[key] not in choices):
+            value = self.values[name] if p.kind != "choice" or self.values[name] in choices else choices[0]
+            st.session_state[key] = list(value) if p.kind == "multi" else value
+        label = kw.pop("label", t(key))
+        if p.kind == "int" and p.hi - p.lo > 1000:
+            value = container.number_input(label, p.lo, p.hi, step=p.step, key=key, **kw)
+        elif p.kind in ("int", "float"):
+            value = container.slider(label, p.lo, p.hi, step=p.step, key=key, **kw)
+        elif p.kind == "bool":
+            value = container.toggle(label, key=key, **kw)
+        elif p.kind == "multi":
+            value = container.pills(label, p.choices, selection_mode="multi", key=key,
+                                    format_func=lambda c: t(f"{key}.{c}"), **kw)
+            value = tuple(c for c in p.choices if c in (value or ()))
+        elif p.widget == "segmented":
+            value = container.segmented_control(label, choices, key=key, required=True,
+                                                format_func=lambda c: t(f"{key}.{c}"), **kw)
+        elif isinstance(p.choices[0], str):
+            value = container.selectbox(label, choices, key=key, format_func=lambda c: t(f"{key}.{c}"), **kw)
+        else:
+            value = container.select_slider(label, choices, key=key, **kw)
+        self.values[name] = value
+        return value
+
+    def set(self, name: str, value: Any) -> None:
+        """Record a value chosen by a custom widget (or a button such as Regenerate)."""
+        self.values[name] = value
+
+    def sync_url(self) -> None:
+        """Write language and every parameter into the address bar (only when they changed)."""
+        wanted = {"lang": lang(), **write_query(self.schema, self.values)}
+        if dict(st.query_params) != wanted:
+            st.query_params.from_dict(wanted)
+
+    def link(self) -> str:
+        """A shareable link that reproduces this page's settings."""
+        query = urlencode({"lang": lang(), **write_query(self.schema, self.values)}, safe=",")
+        base = (st.context.url or "").split("?")[0]
+        return f"{base}?{query}"
