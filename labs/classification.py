@@ -128,9 +128,14 @@ def data_controls(state: PageState) -> None:
 
 
 def model_controls(state: PageState) -> None:
-    names = ("problem", "lr", "activation", "optimizer", "loss", "regularization", "reg_rate", "dropout")
-    for col, name in zip(st.columns(len(names)), names):
-        state.widget(name, container=col, disabled=name == "loss" and state.values["problem"] == "regression")
+    rows = (("problem", "lr", "activation", "optimizer"), ("loss", "regularization", "reg_rate", "dropout"))
+    for names in rows:
+        for col, name in zip(st.columns(len(names)), names):
+            if name == "loss" and state.values["problem"] == "regression":
+                # regression trains on squared error only; the classification choice stays stored
+                col.selectbox(t("cls.loss"), [t("cls.loss.squared_error")], disabled=True, key="cls.loss_regression")
+            else:
+                state.widget(name, container=col)
 
 
 # ---------- live view ----------
@@ -155,7 +160,8 @@ def live_panel(state: PageState) -> None:
         if not frames:
             frames = [live.frame(trainer)]
         if trainer.diverged:
-            st.error(t("cls.diverged", lr=trainer.config.lr))
+            st.error(t(f"cls.diverged.{trainer.divergence}", lr=trainer.config.lr,
+                       loss=f"{trainer.recent_train_loss():.2f}", base=f"{trainer.baseline_loss:.2f}"))
         ss["cls.seq"] = ss.get("cls.seq", 0) + 1
         status = "diverged" if trainer.diverged else ("playing" if playing else "paused")
         n_hidden = len(trainer.config.hidden)

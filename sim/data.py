@@ -2,8 +2,12 @@
 
 circle, xor, gauss, spiral, plane and gauss_multi follow the generators of TensorFlow Playground's
 dataset.ts (same shapes, radii and noise meaning: noise in [0, 0.5] is the Playground's percent / 100).
-Classification labels are 0..k-1 (the Playground's -1 is our 0). NumPy only, so it is cheap to import.
+Classification labels are 0..k-1 (the Playground's -1 is our 0), drawn in equal shares (sizes differ
+by at most one); with noise, circle and xor read the label at a shifted point as the Playground does,
+so some labels flip. NumPy only, so it is cheap to import.
 """
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -13,6 +17,8 @@ CLASSIFICATION_DATASETS = ("circle", "xor", "gauss", "spiral", "spiral3", "moons
 REGRESSION_DATASETS = ("plane", "gauss_multi")
 
 FEATURES = ("x1", "x2", "x1sq", "x2sq", "x1x2", "sinx1", "sinx2")
+
+_Maker = Callable[[np.random.Generator, int, float], tuple[np.ndarray, np.ndarray]]  # (rng, n, noise) -> X, y
 
 _FEATURE_FNS = {
     "x1": lambda x1, x2: x1,
@@ -28,7 +34,7 @@ _FEATURE_FNS = {
 def n_classes(name: str) -> int:
     """Number of classes of a classification dataset."""
     if name not in CLASSIFICATION_DATASETS:
-        raise ValueError(f"dataset:unknown:{name}")
+        raise ValueError("invalid:dataset")
     if name == "spiral3":
         return 3
     if name.startswith("blobs"):
@@ -48,7 +54,7 @@ def _gauss_std(noise: float) -> float:
 
 def _circle(rng: np.random.Generator, n: int, noise: float) -> tuple[np.ndarray, np.ndarray]:
     radius = 5.0
-    outer, inner = _class_sizes(n, 2)  # class 0 outside the ring, class 1 inside
+    outer, inner = _class_sizes(n, 2)  # class 0 on the outer ring, class 1 in the inner disc
     r = np.concatenate([rng.uniform(0, radius * 0.5, inner), rng.uniform(radius * 0.7, radius, outer)])
     angle = rng.uniform(0, 2 * np.pi, n)
     X = np.stack([r * np.sin(angle), r * np.cos(angle)], axis=1)
@@ -80,14 +86,14 @@ def _gauss(rng: np.random.Generator, n: int, noise: float) -> tuple[np.ndarray, 
     return _blobs(rng, np.array([[-2.0, -2.0], [2.0, 2.0]]), n, noise)
 
 
-def _blobs_k(k: int):
+def _blobs_k(k: int) -> _Maker:
     """Generator of k blobs with centers evenly spaced on a circle of radius 3.5."""
     angles = np.pi / 2 + 2 * np.pi * np.arange(k) / k
     centers = 3.5 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
     return lambda rng, n, noise: _blobs(rng, centers, n, noise)
 
 
-def _spiral_k(k: int):
+def _spiral_k(k: int) -> _Maker:
     """Generator of k interleaved spiral arms; k=2 is the Playground's spiral."""
 
     def generate(rng: np.random.Generator, n: int, noise: float) -> tuple[np.ndarray, np.ndarray]:
@@ -110,7 +116,7 @@ def _moons(rng: np.random.Generator, n: int, noise: float) -> tuple[np.ndarray, 
     return X, np.repeat([0, 1], [upper, lower])
 
 
-_CLASSIFIERS = {
+_CLASSIFIERS: dict[str, _Maker] = {
     "circle": _circle,
     "xor": _xor,
     "gauss": _gauss,
@@ -132,7 +138,7 @@ def _finish(rng: np.random.Generator, X: np.ndarray, y: np.ndarray, dtype) -> tu
 def make_classification(name: str, n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """n points X (n, 2) float32 in [-6, 6]² and labels y (n,) int64 in 0..k-1; same seed, same data."""
     if name not in _CLASSIFIERS:
-        raise ValueError(f"dataset:unknown:{name}")
+        raise ValueError("invalid:dataset")
     rng = np.random.default_rng(seed)
     X, y = _CLASSIFIERS[name](rng, n, noise)
     return _finish(rng, X, y, np.int64)
@@ -158,7 +164,7 @@ _REGRESSORS = {"plane": _plane_label, "gauss_multi": _gauss_multi_label}
 def make_regression(name: str, n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """n points X (n, 2) float32 uniform in [-6, 6]² and targets y (n,) float32 in [-1, 1]."""
     if name not in _REGRESSORS:
-        raise ValueError(f"dataset:unknown:{name}")
+        raise ValueError("invalid:dataset")
     rng = np.random.default_rng(seed)
     X = rng.uniform(-DOMAIN, DOMAIN, (n, 2))
     # like the Playground, noise shifts the point at which the target is read
@@ -168,9 +174,8 @@ def make_regression(name: str, n: int, noise: float, seed: int) -> tuple[np.ndar
 
 def feature_matrix(X: np.ndarray, features: tuple[str, ...]) -> np.ndarray:
     """Columns x1, x2, x1², x2², x1·x2, sin x1, sin x2 (by FEATURES name) of points X (n, 2)."""
-    unknown = [f for f in features if f not in _FEATURE_FNS]
-    if unknown:
-        raise ValueError(f"features:unknown:{unknown[0]}")
+    if not set(features) <= set(_FEATURE_FNS):
+        raise ValueError("invalid:features")
     x1, x2 = X[:, 0], X[:, 1]
     return np.stack([_FEATURE_FNS[f](x1, x2) for f in features], axis=1).astype(np.float32)
 

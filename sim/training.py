@@ -35,7 +35,12 @@ PROBLEMS = ("classification", "regression")
 REGULARIZATIONS = ("none", "l1", "l2")
 LOSSES = ("cross_entropy", "squared_error")
 OPTIMIZERS = ("sgd", "momentum", "adam", "adamw")
-MAX_LOSS = 1e6  # a loss above this counts as divergence, like a non-finite one
+DIVERGED = 1e6  # a loss or a parameter magnitude above this counts as divergence, like a non-finite one
+# Bounded divergence: a too-large step can also throw the model back and forth without ever producing
+# a huge number (a saturated tanh net at lr = 10). When the training loss, averaged over the last
+# OVERSHOOT_WINDOW epochs, is above OVERSHOOT times the loss of the best constant guess, the updates
+# are making the model worse than knowing nothing, and training stops as diverged.
+OVERSHOOT, OVERSHOOT_WINDOW = 2.0, 10
 
 
 @dataclass(frozen=True)
@@ -54,7 +59,7 @@ class ClassifierConfig:
     lr: float = 0.03  # learning rate
     regularization: str = "none"  # "none", "l1" or "l2" penalty on the weights, never the biases
     reg_rate: float = 0.0  # strength of that penalty
-    loss: str = "cross_entropy"  # classification: "cross_entropy" or "squared_error"; regression always squared error
+    loss: str = "cross_entropy"  # "cross_entropy" or "squared_error"; regression always uses squared error
     optimizer: str = "sgd"  # "sgd", "momentum" (SGD, momentum 0.9), "adam" or "adamw"
     dropout: float = 0.0  # drop probability after each hidden activation, training only
     seed: int = 0  # seeds the data, the split, the initial weights, the batch order and dropout
@@ -71,7 +76,7 @@ class ClassifierConfig:
             "noise": math.isfinite(self.noise) and self.noise >= 0,
             "train_ratio": 0 < self.train_ratio < 1,
             "batch_size": _is_int(self.batch_size) and self.batch_size >= 1,
-            "features": 0 < len(set(self.features)) == len(self.features) and set(self.features) <= set(FEATURES),
+            "features": 0 < len(self.features) == len(set(self.features)) and set(self.features) <= set(FEATURES),
             "hidden": all(_is_int(w) and w >= 1 for w in self.hidden),
             "activation": self.activation in ACTIVATIONS,
             "lr": math.isfinite(self.lr) and self.lr > 0,
@@ -94,8 +99,9 @@ def _is_int(value) -> bool:
 @contextmanager
 def _single_thread() -> Iterator[None]:
     """Run on one intra-op thread, then restore the caller's setting."""
-    # These nets are a few dozen numbers: waking a second thread costs more than it saves, and with
-    # several classroom users on a 2-core server extra intra-op threads only fight over the cores.
+    # Every op here is far below ATen's parallel grain size, so a second thread never speeds training
+    # up (measured: same epochs/s on 1 or 2 threads). It can only hurt: OpenMP workers spin after a
+    # parallel region, taking the core that another classroom session on the same server needs.
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -129,6 +135,7 @@ class Trainer:
         self.epoch = 0
         self.history: list[dict] = []
         self.diverged = False
+        self.divergence: str | None = None  # why: "blowup" (non-finite or > DIVERGED) or "overshoot"
 
         # binary: one logit, sigmoid + BCE; k > 2 classes: k logits, softmax + CE; regression: linear output
         self._kind = "regression" if regression else ("binary" if self.n_classes == 2 else "softmax")
@@ -137,7 +144,9 @@ class Trainer:
         self._penalty = _penalty(config)
         self._generator = torch.Generator().manual_seed(config.seed)
         n_out = self.n_classes if self._kind == "softmax" else 1
-        self.model = MLP(len(config.features), config.hidden, n_out, config.activation, config.dropout, self._generator)
+        self.model = MLP(
+            len(config.features), config.hidden, n_out, config.activation, config.dropout, self._generator
+        )
         self._weights = [layer.weight for layer in self.model.layers]
         # weights then biases: the order _Optimizer.step expects its gradients in
         self._params = self._weights + [layer.bias for layer in self.model.layers]
@@ -150,6 +159,19 @@ class Trainer:
         self._x_all = torch.cat([self._x_train, self._features(self.X_test)])
         self._t_all = torch.cat([self._t_train, self._targets(self.y_test, squared)])
         self._labels_all = torch.from_numpy(np.concatenate([self.y_train, self.y_test]).astype(np.int64))
+        self.baseline_loss = self._constant_guess_loss()
+
+    @torch.no_grad()
+    def _constant_guess_loss(self) -> float:
+        """Training loss of the best constant output: the class shares, or the mean of the targets."""
+        if self._kind == "regression":
+            z = self._t_train.mean().expand_as(self._t_train)
+        else:
+            share = torch.bincount(torch.from_numpy(self.y_train.astype(np.int64)), minlength=self.n_classes)
+            share = (share.float() / len(self.y_train)).clamp(1e-6, 1 - 1e-6)
+            logits = torch.log(share[1:] / share[0]) if self._kind == "binary" else torch.log(share)
+            z = logits.expand(len(self._t_train), -1)
+        return max(float(self._data_loss(z, self._t_train)), 1e-3)
 
     def _features(self, X: np.ndarray) -> torch.Tensor:
         return torch.from_numpy(feature_matrix(X, self.config.features))  # (N, n_features)
@@ -162,7 +184,7 @@ class Trainer:
         return F.one_hot(labels, self.n_classes).float() if squared else labels
 
     def step(self, epochs: int = 1) -> None:
-        """Train `epochs` epochs; stops, restores the last finite state and sets `diverged` on divergence."""
+        """Train `epochs` epochs; on divergence, restore the state before that epoch and stop for good."""
         with _single_thread():
             for _ in range(epochs):
                 if self.diverged:
@@ -173,8 +195,8 @@ class Trainer:
         """One shuffled pass over the training points, an update per mini-batch, then a history record."""
         snapshot = [t.detach().clone() for t in self._state]
         order = torch.randperm(len(self._x_train), generator=self._generator)
-        batches = zip(self._x_train[order].split(self.config.batch_size), self._t_train[order].split(self.config.batch_size))
-        for xb, tb in batches:
+        size = self.config.batch_size
+        for xb, tb in zip(self._x_train[order].split(size), self._t_train[order].split(size)):
             loss = self._data_loss(self.model(xb), tb)
             if self._penalty is not None:
                 loss = loss + self._penalty(self._weights)
@@ -185,10 +207,18 @@ class Trainer:
             with torch.no_grad():
                 for t, saved in zip(self._state, snapshot):
                     t.copy_(saved)
-            self.diverged = True
+            self.diverged, self.divergence = True, "blowup"
             return
         self.epoch += 1
         self.history.append({"epoch": self.epoch, **record})
+        if self.recent_train_loss() > OVERSHOOT * self.baseline_loss:
+            self.diverged, self.divergence = True, "overshoot"  # the weights are finite: they are kept
+
+    def recent_train_loss(self) -> float:
+        """Mean training loss of the last OVERSHOOT_WINDOW epochs (0 before there are that many)."""
+        if len(self.history) < OVERSHOOT_WINDOW:
+            return 0.0
+        return sum(h["train_loss"] for h in self.history[-OVERSHOOT_WINDOW:]) / OVERSHOOT_WINDOW
 
     @torch.no_grad()
     def _evaluate(self) -> dict | None:
@@ -201,10 +231,11 @@ class Trainer:
         if self._kind != "regression":
             correct = (z.squeeze(1) > 0 if self._kind == "binary" else z.argmax(1)) == self._labels_all
             values += [correct[:n].float().mean(), correct[n:].float().mean()]
-        # non-finite if any parameter is (an inf weight behind a saturated tanh leaves the loss finite)
-        values.append(torch.cat([p.view(-1) for p in self._params]).sum())
+        # the largest |parameter|: the loss alone can miss a blow-up (dead ReLUs or a saturated tanh
+        # behind a huge weight still give a finite loss)
+        values.append(torch.cat([p.view(-1) for p in self._params]).abs().max())
         values = torch.stack(values).tolist()
-        if not all(math.isfinite(v) for v in values) or max(values[:2]) > MAX_LOSS:
+        if not all(math.isfinite(v) for v in values) or max(values[:2] + values[-1:]) > DIVERGED:
             return None
         train_acc, test_acc = values[2:4] if self._kind != "regression" else (None, None)
         return {"train_loss": values[0], "test_loss": values[1], "train_acc": train_acc, "test_acc": test_acc}
@@ -235,7 +266,7 @@ class Trainer:
         return [o.numpy().reshape(resolution, resolution, -1) for o in outs]
 
     def predict_grid(self, resolution: int) -> np.ndarray:
-        """predict_proba over a res x res grid of [-6, 6]²: (res, res, k), row 0 at y=+6, column 0 at x=-6."""
+        """predict_proba on a res x res grid of [-6, 6]²: (res, res, k); row 0 at y=+6, column 0 at x=-6."""
         return self._grid(resolution)[-1]
 
     def grid_activations(self, resolution: int) -> list[np.ndarray]:
@@ -244,11 +275,12 @@ class Trainer:
 
     def input_grids(self, resolution: int) -> np.ndarray:
         """The input features over the grid of predict_grid: (res, res, n_features)."""
-        return feature_matrix(_grid_points(resolution), self.config.features).reshape(resolution, resolution, -1)
+        features = feature_matrix(_grid_points(resolution), self.config.features)
+        return features.reshape(resolution, resolution, -1)
 
     def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Copies of every layer's (W (out, in), b (out,)), input side first."""
-        return [(layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy()) for layer in self.model.layers]
+        return [(l.weight.detach().numpy().T.copy(), l.bias.detach().numpy().copy()) for l in self.model.layers]
 
 
 def _softmax_squared_error(z: torch.Tensor, one_hot: torch.Tensor) -> torch.Tensor:
@@ -307,7 +339,8 @@ class _Optimizer:
         # first update as torch's lazily created state.
         adam_like = config.optimizer in ("adam", "adamw")
         self.state = [
-            (_zeros(params), _zeros(params), [torch.zeros(()) for _ in params]) if adam_like else (_zeros(params),)
+            (_zeros(params), _zeros(params), [torch.zeros(()) for _ in params]) if adam_like
+            else (_zeros(params),)
             for params, _ in self.groups
         ]
 

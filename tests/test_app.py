@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from sim.data import CLASSIFICATION_DATASETS
+from sim.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
 from ui.i18n import catalogue
+from ui.schemas import CLASSIFICATION
 
 ROOT = Path(__file__).resolve().parent.parent
 CLS = "labs/classification.py"
@@ -54,7 +55,7 @@ def test_url_values_set_widgets_and_bad_values_get_a_notice():
     at = cls_page(dataset="spiral", lr="0.3", hidden="8,8,8", seed="7", noise="7", activation="gelu")
     assert at.selectbox(key="cls.dataset").value == "spiral"
     assert at.select_slider(key="cls.lr").value == 0.3
-    assert at.slider(key="cls.n_layers").value == 3
+    assert at.number_input(key="cls.n_layers").value == 3
     assert at.number_input(key="cls.seed").value == 7
     assert at.slider(key="cls.noise").value == 0.0  # 7 is out of [0, 0.5]: default
     assert len(at.warning) == 2  # noise and activation, each with a notice
@@ -81,17 +82,27 @@ def test_step_trains_one_epoch_and_reset_starts_over():
 
 
 def test_learning_rate_ten_diverges_with_a_message_and_reset_recovers():
-    at = cls_page(dataset="spiral", lr="10", hidden="8,8,8,8", activation="relu")
-    trainer = at.session_state["cls.trainer"]
-    for _ in range(30):
-        if trainer.diverged:
-            break
-        trainer.step(epochs=5)
+    at = cls_page(lr="10")
+    for _ in range(3):
+        next(b for b in at.button if b.label == catalogue("en")["cls.step"]).click().run()
+    at.session_state["cls.trainer"].step(epochs=20)  # what Play would do, without the browser's timer
     at.run()
-    assert trainer.diverged and catalogue("en")["cls.diverged"].split(":")[0] in texts(at)
-    assert all(b.disabled for b in at.button if b.label == catalogue("en")["cls.play"])
+    trainer = at.session_state["cls.trainer"]
+    assert trainer.diverged and trainer.divergence == "overshoot"
+    assert catalogue("en")["cls.diverged.overshoot"].split(":")[0] in texts(at)
+    assert all(b.disabled for b in at.button if b.label in (catalogue("en")["cls.play"], catalogue("en")["cls.step"]))
     next(b for b in at.button if b.label == catalogue("en")["cls.reset"]).click().run()
-    assert not at.session_state["cls.trainer"].diverged and not at.exception
+    assert not at.session_state["cls.trainer"].diverged and at.session_state["cls.trainer"].epoch == 0
+    assert not at.exception and not at.error
+
+
+def test_blowup_diverges_with_its_own_message():
+    at = cls_page(problem="regression", dataset="plane", lr="3", hidden="8,8", activation="linear")
+    trainer = at.session_state["cls.trainer"]
+    trainer.step(epochs=50)
+    at.run()
+    assert trainer.diverged and trainer.divergence == "blowup"
+    assert catalogue("en")["cls.diverged.blowup"].split(":")[0] in texts(at) and not at.exception
 
 
 def test_empty_feature_selection_keeps_the_model():
@@ -129,34 +140,41 @@ def test_every_dataset_and_problem_type_renders():
     assert not at.exception and at.session_state["cls.trainer"].config.problem == "regression"
 
 
-def _random_value(w, rng):
+def _fuzz_once(w, rng, at):
+    """Set a widget to a random value, favouring the ends of its range (where things break)."""
     kind = type(w).__name__
-    if kind in ("Slider", "SelectSlider"):
-        opts = getattr(w, "options", None)
-        return rng.choice(opts) if opts else rng.uniform(w.min, w.max) if isinstance(w.min, float) else rng.randint(w.min, w.max)
-    if kind == "Selectbox":
-        return rng.choice(w.options)
-    if kind == "NumberInput":
-        return rng.randint(int(w.min), int(w.max))
+    if kind == "Selectbox":  # raw values from the schema (AppTest cannot map translated labels back)
+        name = w.key.removeprefix("cls.")
+        choices = {p.name: p.choices for p in CLASSIFICATION}[name]
+        if name == "dataset":
+            choices = REGRESSION_DATASETS if at.session_state["cls.problem"] == "regression" else CLASSIFICATION_DATASETS
+        return w.set_value(rng.choice(choices))
     if kind == "Toggle":
-        return rng.random() < 0.5
-    return None
+        return w.set_value(rng.random() < 0.5)
+    if kind == "SelectSlider":
+        raw = rng.choice([w.options[0], w.options[-1], rng.choice(w.options)])
+        return w.set_value(type(w.value)(raw))
+    lo, hi = w.min, w.max
+    if kind == "Slider" and isinstance(w.value, float):
+        value = rng.choice([lo, hi, round(rng.uniform(lo, hi) / w.step) * w.step])
+        return w.set_value(min(hi, max(lo, value)))
+    return w.set_value(rng.choice([int(lo), int(hi), rng.randint(int(lo), int(hi))]))
 
 
 def test_fuzz_every_widget():
     rng = random.Random(1)
     at = cls_page()
-    for i in range(40):
+    for i in range(60):
         widgets = [w for kind in ("slider", "select_slider", "selectbox", "number_input", "toggle")
                    for w in getattr(at, kind) if w.key and w.key.startswith("cls.") and not w.disabled]
         w = rng.choice(widgets)
-        value = _random_value(w, rng)
-        if type(w).__name__ == "SelectSlider":
-            value = rng.choice(w.options)
-            value = type(w.value)(value) if not isinstance(w.value, str) else value
-        w.set_value(value).run()
-        assert not at.exception, (i, w.key, value, at.exception)
+        _fuzz_once(w, rng, at).run()
+        assert not at.exception, (i, w.key, w.value, at.exception)
         if rng.random() < 0.3:
             at.session_state["cls.trainer"].step(epochs=3)
-    at.pills(key="cls.features").set_value(["x1sq", "sinx2"]).run()
-    assert not at.exception
+    for features in (["x1sq", "sinx2"], ["x1", "x2", "x1sq", "x2sq", "x1x2", "sinx1", "sinx2"]):
+        at.pills(key="cls.features").set_value(features).run()
+        assert not at.exception
+    for panel in ("why_ce", "download", "eval"):
+        at.segmented_control(key="cls.panel").set_value(panel).run()
+        assert not at.exception

@@ -142,13 +142,13 @@ def test_regress_gaussians_by_hand():
 
 
 def test_unknown_names_raise():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^invalid:dataset$"):
         make_classification("moon", 10, 0.0, 0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^invalid:dataset$"):
         make_regression("circle", 10, 0.0, 0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^invalid:dataset$"):
         n_classes("plane")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^invalid:features$"):
         feature_matrix(np.zeros((3, 2), np.float32), ("x1", "cosx1"))
 
 

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 import torch
 
-from sim.data import feature_matrix, make_classification
+from sim.data import CLASSIFICATION_DATASETS, feature_matrix, make_classification
 from sim.models import MLP
-from sim.training import ClassifierConfig, Trainer
-
-ACTS = {"relu": lambda x: np.maximum(x, 0), "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "linear": lambda x: x}
-
+from sim.training import OVERSHOOT, ClassifierConfig, Trainer
 
 def sigmoid(z):
     return 1 / (1 + np.exp(-z))
+
+
+ACTS = {"relu": lambda x: np.maximum(x, 0), "tanh": np.tanh, "sigmoid": sigmoid, "linear": lambda x: x}
 
 
 def softmax(z):
@@ -53,7 +53,8 @@ def test_defaults_are_the_playgrounds():
     c = ClassifierConfig()
     assert (c.dataset, c.n, c.noise, c.train_ratio, c.batch_size) == ("circle", 500, 0.0, 0.5, 10)
     assert (c.features, c.hidden, c.activation, c.lr) == (("x1", "x2"), (4, 2), "tanh", 0.03)
-    assert (c.regularization, c.reg_rate, c.optimizer, c.loss, c.dropout) == ("none", 0.0, "sgd", "cross_entropy", 0.0)
+    assert (c.regularization, c.reg_rate, c.optimizer, c.dropout) == ("none", 0.0, "sgd", 0.0)
+    assert (c.problem, c.loss, c.seed) == ("classification", "cross_entropy", 0)
 
 
 @pytest.mark.parametrize(
@@ -188,18 +189,20 @@ def test_penalty_adds_rate_times_its_derivative_to_weights_only(regularization, 
     assert reg.history[0]["train_loss"] == pytest.approx(plain.history[0]["train_loss"], rel=0.05)
 
 
+def adamw_weights_only(weights, biases, lr, decay):
+    groups = [{"params": weights, "weight_decay": decay}, {"params": biases, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=lr)
+
+
 @pytest.mark.parametrize(
     "overrides,reference",
     [
         ({"optimizer": "momentum"}, lambda w, b, lr: torch.optim.SGD(w + b, lr=lr, momentum=0.9)),
         ({"optimizer": "adam"}, lambda w, b, lr: torch.optim.Adam(w + b, lr=lr)),
-        (
-            {"optimizer": "adamw"},
-            lambda w, b, lr: torch.optim.AdamW([{"params": w, "weight_decay": 0.01}, {"params": b, "weight_decay": 0}], lr=lr),
-        ),
+        ({"optimizer": "adamw"}, lambda w, b, lr: adamw_weights_only(w, b, lr, decay=0.01)),
         (
             {"optimizer": "adamw", "regularization": "l2", "reg_rate": 0.3},  # decay, not a loss term
-            lambda w, b, lr: torch.optim.AdamW([{"params": w, "weight_decay": 0.3}, {"params": b, "weight_decay": 0}], lr=lr),
+            lambda w, b, lr: adamw_weights_only(w, b, lr, decay=0.3),
         ),
         (
             {"optimizer": "adam", "regularization": "l1", "reg_rate": 0.01},
@@ -310,18 +313,28 @@ def test_uploaded_data_is_used_as_given():
 @pytest.mark.parametrize("dataset", ["spiral", "xor"])
 @pytest.mark.parametrize("lr", [10.0, 1e5])
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
-def test_huge_learning_rates_never_leave_nan(dataset, lr, optimizer):
-    t = Trainer(ClassifierConfig(dataset=dataset, lr=lr, optimizer=optimizer, hidden=(8, 8), activation="relu"))
+@pytest.mark.parametrize("network", [{}, {"hidden": (8, 8), "activation": "relu"}])
+def test_huge_learning_rates_never_leave_nan(dataset, lr, optimizer, network):
+    t = Trainer(ClassifierConfig(dataset=dataset, lr=lr, optimizer=optimizer, **network))
     t.step(20)
     for record in t.history:
         assert all(np.isfinite(v) for k, v in record.items() if k != "epoch")
     for W, b in t.layers():
-        assert np.all(np.isfinite(W)) and np.all(np.isfinite(b))
+        assert np.all(np.abs(W) <= 1e6) and np.all(np.abs(b) <= 1e6)  # also false for NaN
     assert np.all(np.isfinite(t.predict_grid(10)))
 
 
+def test_exploding_weights_are_divergence_even_with_a_finite_loss():
+    # dead ReLUs keep the loss finite while the weights run off to ~1e15
+    t = Trainer(ClassifierConfig(dataset="spiral", lr=10.0, hidden=(8, 8, 8, 8), activation="relu"))
+    t.step(150)
+    assert t.diverged and t.epoch < 150
+    assert max(np.abs(W).max() for W, _ in t.layers()) <= 1e6
+
+
 def test_divergence_restores_the_state_before_the_failing_epoch():
-    t = Trainer(ClassifierConfig(problem="regression", dataset="plane", lr=3.0, hidden=(8, 8), activation="linear"))
+    config = ClassifierConfig(problem="regression", dataset="plane", lr=3.0, hidden=(8, 8), activation="linear")
+    t = Trainer(config)
     before = t.layers()
     for _ in range(50):
         before = t.layers()
@@ -355,6 +368,34 @@ def test_sane_learning_rate_does_not_diverge():
     assert not t.diverged and t.epoch == 20
 
 
+@pytest.mark.parametrize("dataset", ["circle", "xor", "spiral"])
+def test_learning_rate_ten_on_the_defaults_is_divergence_by_overshooting(dataset):
+    # the saturated tanh net stays finite, but its loss jumps far above a constant guess's
+    t = Trainer(ClassifierConfig(dataset=dataset, lr=10.0))
+    t.step(100)
+    assert t.diverged and t.divergence == "overshoot"
+    assert t.recent_train_loss() > OVERSHOOT * t.baseline_loss
+    epoch = t.epoch
+    t.step(5)
+    assert t.epoch == epoch  # stopped for good
+
+
+@pytest.mark.parametrize("dataset", CLASSIFICATION_DATASETS)
+@pytest.mark.parametrize("loss", ["cross_entropy", "squared_error"])
+def test_ordinary_training_is_never_called_overshooting(dataset, loss):
+    t = Trainer(ClassifierConfig(dataset=dataset, loss=loss, noise=0.3, lr=0.1))
+    t.step(60)
+    assert not t.diverged
+
+
+def test_constant_guess_loss_is_the_entropy_of_the_class_shares():
+    t = Trainer(ClassifierConfig(dataset="blobs3", n=300))
+    share = np.bincount(t.y_train, minlength=3) / len(t.y_train)
+    assert t.baseline_loss == pytest.approx(-(share * np.log(share)).sum(), rel=1e-5)
+    r = Trainer(ClassifierConfig(problem="regression", dataset="plane"))
+    assert r.baseline_loss == pytest.approx(np.var(r.y_train), rel=1e-4)
+
+
 # --- grids ------------------------------------------------------------------------------------
 
 
@@ -379,7 +420,8 @@ def test_grids_match_pointwise_predictions():
     res = 9
     axis = np.linspace(-6, 6, res)
     points = np.array([[x, y] for y in axis[::-1] for x in axis], dtype=np.float32)
-    np.testing.assert_allclose(t.predict_grid(res).reshape(-1, 2), t.predict_proba(points), rtol=1e-5, atol=1e-6)
+    grid = t.predict_grid(res).reshape(-1, 2)
+    np.testing.assert_allclose(grid, t.predict_proba(points), rtol=1e-5, atol=1e-6)
     hidden_ref = numpy_forward(t.layers(), feature_matrix(points, t.config.features), "tanh")[:-1]
     acts = t.grid_activations(res)
     assert [a.shape for a in acts] == [(res, res, 5), (res, res, 3)]
