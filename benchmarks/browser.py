@@ -79,7 +79,7 @@ def main() -> None:
             page.goto(f"{base}/{a.path}")
             page.wait_for_selector('[data-testid="live-boundary"]', timeout=90_000)
             time.sleep(1)
-            out["slider_redraw_ms"] = [round(1000 * s, 0) for s in slider_latency(page, "Noise", 6)]
+            out["slider_redraw_ms"] = [round(1000 * s, 0) for s in slider_latency(page, "Noise", 10)]
             out["slider_redraw_median_ms"] = statistics.median(out["slider_redraw_ms"])
 
             page.get_by_role("button", name=re.compile("Play")).click()
