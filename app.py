@@ -9,7 +9,8 @@ init_lang()
 
 PAGES = [
     st.Page("labs/home.py", title=t("nav.home"), icon=":material/home:", url_path="home", default=True),
-    st.Page("labs/classification.py", title=t("nav.classification"), icon=":material/scatter_plot:", url_path="classification"),
+    st.Page("labs/classification.py", title=t("nav.classification"), icon=":material/scatter_plot:",
+            url_path="classification"),
 ]
 
 language_switch()

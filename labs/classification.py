@@ -1,6 +1,7 @@
 """Classification lab: a TensorFlow-Playground-class network trained live, with its boundary."""
 import random
 import time
+from datetime import datetime, timezone
 
 import numpy as np
 import streamlit as st
@@ -22,7 +23,7 @@ from ui.urlstate import PageState
 
 BUDGET_S = 0.06  # training time per fragment rerun: a few frames, then they go to the browser
 MAX_FRAMES = 4
-REFRESH_S = 3.0  # how often the Plotly curves catch up while training runs (each redraw costs the browser ~100 ms)
+REFRESH_S = 3.0  # how often the Plotly curves catch up while training (a redraw costs the browser ~100 ms)
 ss = st.session_state
 
 
@@ -105,8 +106,11 @@ def upload_box(problem: str) -> None:
             try:
                 ss["cls.upload"] = parse_points_csv(file.getvalue(), problem=problem)
             except UploadError as e:
-                ss["cls.upload_error"] = (e.code, e.params)  # the data in use stays as it was
+                ss["cls.upload_error"] = (e.code, e.params)  # the data in use stays as it was,
+                if ss.get("cls.upload_problem") != problem:  # unless it was read for the other problem type
+                    ss["cls.upload"] = None
             else:
+                ss["cls.upload_problem"] = problem
                 ss.pop("cls.upload_error", None)
         if ss.get("cls.upload_error"):
             code, params = ss["cls.upload_error"]
@@ -252,7 +256,8 @@ def downloads(trainer: Trainer) -> None:
     c1, c2 = st.columns(2)
     c1.download_button(t("cls.download_curves"), history_csv(trainer.history), "curves.csv", "text/csv",
                        icon=":material/show_chart:", disabled=not trainer.history)
-    meta = {"epoch": trainer.epoch, "features": list(trainer.config.features)}
+    meta = {"epoch": trainer.epoch, "features": list(trainer.config.features), "outputs": trainer.n_classes,
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     c2.download_button(t("cls.download_weights"), weights_json(vars(trainer.config), trainer.layers(), meta),
                        "weights.json", "application/json", icon=":material/data_object:")
 
@@ -262,8 +267,7 @@ def main() -> None:
     state = PageState("cls", CLASSIFICATION)
     head, link = st.columns([6, 1], vertical_alignment="bottom")
     head.title(t("cls.title"))
-    with link.popover(t("url.copy_link"), icon=":material/link:"):
-        st.code(state.link(), language=None)
+    link = link.empty()  # filled last, when every widget has given its value
     st.caption(t("cls.intro"))
     model_controls(state)
     left, right = st.columns([1, 4], gap="medium")
@@ -274,7 +278,7 @@ def main() -> None:
         state.widget("features")
         hidden_layers(state)
         trainer = current_trainer(state.values)
-        if trainer is None:
+        if trainer is None:  # no model could be built from these settings; the error says why
             return
         live_panel(state)
         opts = st.columns(3)
@@ -286,6 +290,8 @@ def main() -> None:
     panel = state.widget("panel", label_visibility="collapsed")
     {"eval": lambda: evaluation_panel(state, trainer), "why_ce": lambda: why_cross_entropy(state),
      "download": lambda: downloads(trainer)}[panel]()
+    with link.popover(t("url.copy_link"), icon=":material/link:"):
+        st.code(state.link(), language=None)
     state.sync_url()
 
 

@@ -59,6 +59,8 @@ def test_url_values_set_widgets_and_bad_values_get_a_notice():
     assert at.number_input(key="cls.seed").value == 7
     assert at.slider(key="cls.noise").value == 0.0  # 7 is out of [0, 0.5]: default
     assert len(at.warning) == 2  # noise and activation, each with a notice
+    link = at.code[0].value  # the "copy link" box
+    assert "dataset=spiral" in link and "hidden=8,8,8" in link and "seed=7" in link and "lang=en" in link
     assert at.query_params["dataset"] == "spiral" and at.query_params["noise"] == "0"
 
 
@@ -147,7 +149,8 @@ def _fuzz_once(w, rng, at):
         name = w.key.removeprefix("cls.")
         choices = {p.name: p.choices for p in CLASSIFICATION}[name]
         if name == "dataset":
-            choices = REGRESSION_DATASETS if at.session_state["cls.problem"] == "regression" else CLASSIFICATION_DATASETS
+            regression = at.session_state["cls.problem"] == "regression"
+            choices = REGRESSION_DATASETS if regression else CLASSIFICATION_DATASETS
         return w.set_value(rng.choice(choices))
     if kind == "Toggle":
         return w.set_value(rng.random() < 0.5)

@@ -8,7 +8,8 @@ from sim.upload import ERROR_CODES
 from ui.schemas import CLASSIFICATION
 
 ROOT = Path(__file__).resolve().parent.parent
-CATS = {lang: json.loads((ROOT / "assets" / "i18n" / f"{lang}.json").read_text(encoding="utf-8")) for lang in ("zh", "en")}
+CATS = {lang: json.loads((ROOT / "assets" / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+        for lang in ("zh", "en")}
 
 
 def test_same_keys_in_both_languages():

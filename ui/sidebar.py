@@ -10,6 +10,8 @@ LANG_NAMES = {"zh": "中文", "en": "English"}
 def language_switch() -> None:
     st.sidebar.segmented_control(t("sidebar.language"), LANGS, key="lang", required=True,
                                  format_func=LANG_NAMES.get)
+    if st.query_params.get("lang") != st.session_state["lang"]:  # pages with a schema rewrite the rest
+        st.query_params["lang"] = st.session_state["lang"]
 
 
 @st.cache_resource(show_spinner=False)

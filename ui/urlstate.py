@@ -21,7 +21,7 @@ class PageState:
             values, rejected = read_query(schema, dict(st.query_params))
             st.session_state[store] = values
             for name, raw in rejected:
-                st.warning(t("url.rejected", name=t(f"{page}.{name}"), value=raw[:40]), icon="⚠️")
+                st.warning(t("url.rejected", name=t(f"{page}.{name}"), value=raw[:40]), icon=":material/warning:")
         self.values: dict[str, Any] = st.session_state[store]
         for p in schema:  # a widget changed since the last run: its new value counts from the top
             if self.key(p.name) in st.session_state and p.kind != "ints":
@@ -64,17 +64,18 @@ class PageState:
         return value
 
     def set(self, name: str, value: Any) -> None:
-        """Record a value chosen by a custom widget (or a button such as Regenerate)."""
+        """Record a value chosen by a custom widget (such as the hidden-layer editor)."""
         self.values[name] = value
+
+    def query(self) -> dict[str, str]:
+        return {"lang": lang(), **write_query(self.schema, self.values)}
 
     def sync_url(self) -> None:
         """Write language and every parameter into the address bar (only when they changed)."""
-        wanted = {"lang": lang(), **write_query(self.schema, self.values)}
-        if dict(st.query_params) != wanted:
-            st.query_params.from_dict(wanted)
+        if dict(st.query_params) != self.query():
+            st.query_params.from_dict(self.query())
 
     def link(self) -> str:
         """A shareable link that reproduces this page's settings."""
-        query = urlencode({"lang": lang(), **write_query(self.schema, self.values)}, safe=",")
         base = (st.context.url or "").split("?")[0]
-        return f"{base}?{query}"
+        return f"{base}?{urlencode(self.query(), safe=',')}"
