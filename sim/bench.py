@@ -39,7 +39,8 @@ def engine(args: argparse.Namespace) -> None:
             key: round(args.epochs / best_seconds(lambda: trainer.step(args.epochs), args.repeats, clock), 1)
             for key, clock in (("epochs_per_s", time.perf_counter), ("epochs_per_cpu_s", time.process_time))
         }
-        print(json.dumps({"bench": "engine", "config": name, **rates}))
+        # a diverged trainer stops training, which would make its rate meaningless
+        print(json.dumps({"bench": "engine", "config": name, **rates, "diverged": trainer.diverged}))
     trainer = Trainer(configs["default"])
     ms = best_seconds(lambda: trainer.predict_grid(50), args.repeats * 4) * 1e3
     print(json.dumps({"bench": "engine", "predict_grid_50_ms": round(ms, 3)}))

@@ -15,14 +15,15 @@ def test_binary_grid_sends_probability_of_class_one():
     grid[..., 1] = np.linspace(0, 1, 9).reshape(3, 3)
     grid[..., 0] = 1 - grid[..., 1]
     out = decode(live.encode_grid(grid, "classification"))
-    assert live.grid_channels(grid, "classification") == 1
+    assert live.grid_channels(grid.shape[-1], "classification") == 1
     np.testing.assert_allclose(out / 255, grid[..., 1].reshape(-1), atol=1 / 255)
 
 
 def test_multiclass_grid_sends_every_class_row_major():
     grid = np.random.default_rng(0).dirichlet(np.ones(4), size=(5, 5))
     out = decode(live.encode_grid(grid, "classification")).reshape(5, 5, 4)
-    assert live.grid_channels(grid, "classification") == 4
+    assert live.grid_channels(grid.shape[-1], "classification") == 4
+    assert live.grid_channels(1, "regression") == 1
     np.testing.assert_allclose(out / 255, grid, atol=1 / 255)
 
 

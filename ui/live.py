@@ -58,7 +58,7 @@ def show(trainer, frames: list[dict], *, seq: int, status: str, threshold: float
     test_xy, test_y = enc.encode_points(trainer.X_test, trainer.y_test, problem)
     data = {
         "seq": seq, "status": status, "problem": problem, "res": GRID_RES,
-        "channels": enc.grid_channels(trainer.predict_grid(2), problem),
+        "channels": enc.grid_channels(trainer.n_classes, problem),
         "threshold": threshold, "discretize": discretize, "show_test": show_test,
         "frames": frames, "labels": labels, "curve": enc.curve(trainer.history),
         "points": {"train_xy": train_xy, "train_y": train_y, "test_xy": test_xy, "test_y": test_y},

@@ -26,7 +26,7 @@ function setup(root) {
       </div>
     </div>`;
   const q = (s) => root.querySelector(s);
-  return { root, queue: [], seq: null, raf: 0, last: null, lastDraw: 0, data: null,
+  return { root, queue: [], seq: null, raf: 0, lastDraw: 0, data: null,
            head: { epoch: q('.lv-epoch'), loss: q('.lv-loss'), status: q('.lv-status') },
            net: q('.lv-net'), boundary: q('.lv-boundary'), curve: q('.lv-curve') };
 }
@@ -153,8 +153,7 @@ function tick(S, t) {
   S.raf = requestAnimationFrame((t2) => tick(S, t2));
   if (!S.queue.length || t - S.lastDraw < FRAME_MS - SLACK_MS) return;
   S.lastDraw = t;
-  S.last = S.queue.shift();
-  drawBoundary(S, S.last);
+  drawBoundary(S, S.queue.shift());
   STATS.frames++;
 }
 

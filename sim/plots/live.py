@@ -20,9 +20,10 @@ def _unit_to_byte(v: np.ndarray) -> np.ndarray:
     return np.rint(np.clip(np.nan_to_num(v, nan=0.5), 0.0, 1.0) * 255).astype(np.uint8)
 
 
-def grid_channels(grid: np.ndarray, problem: str) -> int:
-    """1 channel for binary (P(class 1)) and regression; k channels for k > 2 classes."""
-    return 1 if problem == "regression" or grid.shape[-1] == 2 else grid.shape[-1]
+def grid_channels(outputs: int, problem: str) -> int:
+    """Bytes per grid cell for a model with `outputs` columns: 1 for binary (P(class 1)) and
+    regression, k for k > 2 classes."""
+    return 1 if problem == "regression" or outputs == 2 else outputs
 
 
 def encode_grid(grid: np.ndarray, problem: str) -> str:
