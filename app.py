@@ -2,18 +2,16 @@
 import streamlit as st
 
 from ui.i18n import init_lang, t
+from ui.labs import LABS
 from ui.sidebar import device_banner, language_switch
 
 st.set_page_config(page_title="ML Visual Simulator", page_icon=":material/science:", layout="wide")
 init_lang()
 
-PAGES = [
-    st.Page("labs/home.py", title=t("nav.home"), icon=":material/home:", url_path="home", default=True),
-    st.Page("labs/classification.py", title=t("nav.classification"), icon=":material/scatter_plot:",
-            url_path="classification"),
-]
+home = st.Page("labs/home.py", title=t("nav.home"), icon=":material/home:", url_path="home", default=True)
+pages = [st.Page(lab.file, title=t(f"nav.{lab.stem}"), icon=lab.icon, url_path=lab.url_path) for lab in LABS]
 
 language_switch()
 banner = st.sidebar.empty()
-st.navigation(PAGES).run()
+st.navigation([home, *pages]).run()
 device_banner(banner)  # last, so importing torch never delays the first paint

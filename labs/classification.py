@@ -18,7 +18,7 @@ from sim.training import ClassifierConfig, Trainer
 from sim.upload import UploadError, parse_points_csv
 from ui import live
 from ui.i18n import t
-from ui.schemas import CLASSIFICATION
+from ui.schemas.classification import PAGE, SCHEMA
 from ui.urlstate import PageState
 
 BUDGET_S = 0.06  # training time per fragment rerun: a few frames, then they go to the browser
@@ -264,7 +264,7 @@ def downloads(trainer: Trainer) -> None:
 
 # ---------- page ----------
 def main() -> None:
-    state = PageState("cls", CLASSIFICATION)
+    state = PageState(PAGE, SCHEMA)
     head, link = st.columns([6, 1], vertical_alignment="bottom")
     head.title(t("cls.title"))
     link = link.empty()  # filled last, when every widget has given its value

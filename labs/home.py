@@ -2,17 +2,14 @@
 import streamlit as st
 
 from ui.i18n import t
-
-LABS = [  # (page file, icon, i18n stem); later labs are added here by their issues
-    ("labs/classification.py", ":material/scatter_plot:", "classification"),
-]
+from ui.labs import LABS
 
 st.title(t("home.title"))
 st.markdown(t("home.intro"))
 cols = st.columns(3)
-for i, (path, icon, stem) in enumerate(LABS):
+for i, lab in enumerate(LABS):
     with cols[i % 3].container(border=True):
-        st.subheader(f"{icon} {t(f'nav.{stem}')}")
-        st.write(t(f"home.card.{stem}"))
-        st.page_link(path, label=t("home.open"), icon=":material/arrow_forward:")
+        st.subheader(f"{lab.icon} {t(f'nav.{lab.stem}')}")
+        st.write(t(f"home.card.{lab.stem}"))
+        st.page_link(lab.file, label=t("home.open"), icon=":material/arrow_forward:")
 st.caption(t("home.howto"))

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from sim.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
 from ui.i18n import catalogue
-from ui.schemas import CLASSIFICATION
+from ui.schemas.classification import SCHEMA
 
 ROOT = Path(__file__).resolve().parent.parent
 CLS = "labs/classification.py"
@@ -147,7 +147,7 @@ def _fuzz_once(w, rng, at):
     kind = type(w).__name__
     if kind == "Selectbox":  # raw values from the schema (AppTest cannot map translated labels back)
         name = w.key.removeprefix("cls.")
-        choices = {p.name: p.choices for p in CLASSIFICATION}[name]
+        choices = {p.name: p.choices for p in SCHEMA}[name]
         if name == "dataset":
             regression = at.session_state["cls.problem"] == "regression"
             choices = REGRESSION_DATASETS if regression else CLASSIFICATION_DATASETS

@@ -1,6 +1,5 @@
 """The real app in headless Chromium: pages render, the boundary is drawn and really moves."""
 import io
-import json
 import re
 import time
 
@@ -9,8 +8,9 @@ import pytest
 from PIL import Image
 
 pytestmark = pytest.mark.browser
-ZH = json.load(open("assets/i18n/zh.json", encoding="utf-8"))
-EN = json.load(open("assets/i18n/en.json", encoding="utf-8"))
+from ui.i18n import catalogue
+
+ZH, EN = catalogue("zh"), catalogue("en")
 
 
 def open_page(page, url):

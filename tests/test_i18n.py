@@ -5,15 +5,22 @@ import re
 from pathlib import Path
 
 from sim.upload import ERROR_CODES
-from ui.schemas import CLASSIFICATION
+from ui.i18n import catalogue
+from ui.schemas import all_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
-CATS = {lang: json.loads((ROOT / "assets" / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
-        for lang in ("zh", "en")}
+CATS = {lang: catalogue(lang) for lang in ("zh", "en")}
 
 
 def test_same_keys_in_both_languages():
     assert set(CATS["zh"]) == set(CATS["en"])
+    # and file by file, so a lab's strings stay in that lab's file
+    files = {lang: sorted(p.name for p in (ROOT / "assets" / "i18n" / lang).glob("*.json")) for lang in ("zh", "en")}
+    assert files["zh"] == files["en"]
+    for name in files["en"]:
+        keys = [set(json.loads((ROOT / "assets" / "i18n" / lang / name).read_text(encoding="utf-8")))
+                for lang in ("zh", "en")]
+        assert keys[0] == keys[1], name
 
 
 def test_no_empty_text_and_same_placeholders():
@@ -25,7 +32,7 @@ def test_no_empty_text_and_same_placeholders():
 
 def literal_keys():
     """Every t("literal") call in the app's code."""
-    for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]:
+    for path in [ROOT / "app.py", *(ROOT / "labs").glob("*.py"), *(ROOT / "ui").rglob("*.py")]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "t" and node.args
                     and isinstance(node.args[0], ast.Constant)):
@@ -38,11 +45,12 @@ def test_literal_keys_exist():
 
 
 def test_schema_labels_and_choices_exist():
-    for p in CLASSIFICATION:
-        assert f"cls.{p.name}" in CATS["en"], p.name
-        if p.kind in ("choice", "multi") and isinstance(p.choices[0], str):
-            for c in p.choices:
-                assert f"cls.{p.name}.{c}" in CATS["en"], (p.name, c)
+    for page, schema in all_schemas():
+        for p in schema:
+            assert f"{page}.{p.name}" in CATS["en"], (page, p.name)
+            if p.kind in ("choice", "multi") and isinstance(p.choices[0], str):
+                for c in p.choices:
+                    assert f"{page}.{p.name}.{c}" in CATS["en"], (page, p.name, c)
 
 
 def test_chinese_catalogue_is_chinese():
@@ -52,3 +60,11 @@ def test_chinese_catalogue_is_chinese():
 
 def test_every_upload_error_has_a_message():
     assert not [c for c in ERROR_CODES if f"upload.{c}" not in CATS["en"]]
+
+
+def test_every_lab_has_a_title_and_a_card():
+    from ui.labs import LABS
+
+    for lab in LABS:
+        assert f"nav.{lab.stem}" in CATS["en"] and f"home.card.{lab.stem}" in CATS["en"]
+        assert (ROOT / lab.file).is_file()

@@ -2,7 +2,8 @@
 import pytest
 
 from ui.schema import Param, format_value, parse_value, read_query, write_query
-from ui.schemas import CLASSIFICATION
+from ui.schemas import all_schemas
+from ui.schemas.classification import SCHEMA
 
 LR = Param("lr", "choice", 0.03, choices=(0.001, 0.03, 10.0))
 
@@ -29,16 +30,19 @@ def test_bad_values_are_rejected(p, raw):
 
 
 def test_read_query_replaces_bad_values_by_defaults_and_reports_them():
-    values, rejected = read_query(CLASSIFICATION, {"dataset": "spiral", "lr": "99", "hidden": "8,8,8", "seed": "-1"})
+    values, rejected = read_query(SCHEMA, {"dataset": "spiral", "lr": "99", "hidden": "8,8,8", "seed": "-1"})
     assert values["dataset"] == "spiral" and values["hidden"] == (8, 8, 8)
     assert values["lr"] == 0.03 and values["seed"] == 0
     assert sorted(name for name, _ in rejected) == ["lr", "seed"]
 
 
-def test_every_default_round_trips_through_the_url():
-    defaults = {p.name: p.default for p in CLASSIFICATION}
-    values, rejected = read_query(CLASSIFICATION, write_query(CLASSIFICATION, defaults))
+@pytest.mark.parametrize("page,schema", all_schemas())
+def test_every_default_round_trips_through_the_url(page, schema):
+    defaults = {p.name: p.default for p in schema}
+    values, rejected = read_query(schema, write_query(schema, defaults))
     assert rejected == [] and values == defaults
+    for p in schema:  # and every default lies in its own range
+        assert parse_value(p, format_value(p, p.default)) == p.default, (page, p.name)
 
 
 def test_multi_is_canonical_and_empty_hidden_means_no_layers():

@@ -1,4 +1,8 @@
-"""One t(key) for every visible string; catalogues live in assets/i18n/{zh,en}.json."""
+"""One t(key) for every visible string; catalogues live in assets/i18n/{zh,en}/*.json.
+
+Each lab keeps its strings in its own file (classification.json, ...); common.json holds the shared
+ones. The files of one language are merged into one catalogue; a key may appear in one file only.
+"""
 from __future__ import annotations
 
 import functools
@@ -13,7 +17,14 @@ I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
 
 @functools.cache
 def catalogue(lang: str) -> dict[str, str]:
-    return json.loads((I18N_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+    merged: dict[str, str] = {}
+    for path in sorted((I18N_DIR / lang).glob("*.json")):
+        part = json.loads(path.read_text(encoding="utf-8"))
+        clash = merged.keys() & part.keys()
+        if clash:
+            raise ValueError(f"{path.name} repeats keys {sorted(clash)[:5]}")
+        merged.update(part)
+    return merged
 
 
 def pick_lang(url_value: str | None, locale: str | None) -> str:

@@ -6,7 +6,8 @@ from ui.schema import Param
 LEARNING_RATES = (0.00001, 0.0001, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 REG_RATES = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 
-CLASSIFICATION = [
+PAGE = "cls"  # widget keys, i18n keys and session keys of this page start with "cls."
+SCHEMA = [
     Param("problem", "choice", "classification", choices=("classification", "regression")),
     Param("dataset", "choice", "circle", choices=CLASSIFICATION_DATASETS + REGRESSION_DATASETS),
     Param("n", "int", 500, lo=100, hi=2000, step=50),
