@@ -12,4 +12,8 @@ class Lab:
 
 LABS = [
     Lab("labs/classification.py", "classification", ":material/scatter_plot:", "classification"),
+    Lab("labs/regression.py", "regression", ":material/show_chart:", "regression"),
+    Lab("labs/generalization.py", "generalization", ":material/balance:", "generalization"),
+    Lab("labs/attention.py", "attention", ":material/visibility:", "attention"),
+    Lab("labs/shapes.py", "shapes", ":material/account_tree:", "shapes"),
 ]

@@ -1,27 +1,16 @@
 """The live training view: a canvas component fed raw model outputs, a few frames per rerun."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
-import streamlit as st
 
 from sim.plots import live as enc
+from ui.components import live_component
 
 GRID_RES = 50  # boundary resolution sent per frame (the browser smooths it to 360 px)
 THUMB_RES = 20  # resolution of the neuron thumbnails
 BOUNDED = {"tanh": (-1.0, 1.0), "sigmoid": (0.0, 1.0)}
 
-_HERE = Path(__file__).parent
-# the stylesheet travels inside the script (written into the component's own <style>), which
-# works the same whether or not the component is isolated in a shadow root
-_STYLE = json.dumps((_HERE / "live_view.css").read_text(encoding="utf-8"))
-_component = st.components.v2.component(
-    "mlsim_live_view",
-    js=f"const STYLE = {_STYLE};\n" + (_HERE / "live_view.js").read_text(encoding="utf-8"),
-    isolate_styles=False,  # plain DOM, so page-level tools (and tests) can see the canvases
-)
+_component = live_component("mlsim_live_view", "live_view.js", "live_view.css")
 
 
 def frame(trainer) -> dict:

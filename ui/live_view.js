@@ -1,19 +1,5 @@
-// Live view of a training run: decision boundary, network diagram and loss curve on canvases.
-// Python sends a few frames (real model snapshots at successive epochs) per fragment rerun; this
-// plays them back at a steady rate, so the picture moves smoothly although every rerun is a
-// round trip. Nothing here computes model output: it only turns bytes into pixels.
-const ORANGE = [245, 147, 34], BLUE = [8, 119, 189], WHITE = [255, 255, 255];
-const CLASS = [[245, 147, 34], [8, 119, 189], [44, 160, 44], [148, 103, 189], [214, 39, 40]];
-const FRAME_MS = 1000 / 40;  // playback pace; frames beyond a short backlog are skipped
-const SLACK_MS = 6;  // animation callbacks arrive irregularly: draw when a frame is nearly due
-// counters read by benchmarks/browser.py: updates received, boundary frames drawn, last epoch
-const STATS = (window.__mlsimLive = window.__mlsimLive || { updates: 0, frames: 0, epoch: 0 });
-
-const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-const mix = (a, b, t) => [0, 1, 2].map((i) => a[i] + (b[i] - a[i]) * t);
-const css = (c) => `rgb(${c[0] | 0},${c[1] | 0},${c[2] | 0})`;
-// value in [0, 1] -> orange (0) . white (0.5) . blue (1), as in TensorFlow Playground
-const diverging = (v) => (v < 0.5 ? mix(ORANGE, WHITE, v * 2) : mix(WHITE, BLUE, (v - 0.5) * 2));
+// Live view of the classification lab: decision boundary, network diagram and loss curve.
+// (Colours, decoding and the frame player come from live_common.js.)
 
 function setup(root) {
   root.innerHTML = `<style>${STYLE}</style>
@@ -149,29 +135,14 @@ function drawCurve(S) {
   ctx.fillStyle = '#555'; ctx.font = '10px sans-serif'; ctx.fillText(hi.toFixed(2), 4, 11);
 }
 
-function tick(S, t) {
-  S.raf = requestAnimationFrame((t2) => tick(S, t2));
-  if (!S.queue.length || t - S.lastDraw < FRAME_MS - SLACK_MS) return;
-  S.lastDraw = t;
-  drawBoundary(S, S.queue.shift());
-  STATS.frames++;
-}
-
 export default function (component) {
   const { data, parentElement } = component;
   const S = parentElement.__live || (parentElement.__live = setup(parentElement));
+  const fresh = data.seq !== S.seq;
   S.data = data;
-  if (data.seq !== S.seq) {
-    S.seq = data.seq;
-    STATS.updates++;
-    STATS.epoch = data.frames[data.frames.length - 1].epoch;
-    S.queue.push(...data.frames);
-    if (S.queue.length > 8) S.queue.splice(0, S.queue.length - 3);
-    if (data.status !== 'playing') S.queue.splice(0, S.queue.length - 1);
-    drawNet(S); drawCurve(S);
-  }
+  const stop = play(S, data, drawBoundary);
+  if (fresh) { drawNet(S); drawCurve(S); }
   S.head.status.textContent = data.labels.status || '';
   S.head.status.className = 'lv-status ' + data.status;
-  if (!S.raf) { S.lastDraw = 0; S.raf = requestAnimationFrame((t) => tick(S, t)); }
-  return () => { cancelAnimationFrame(S.raf); S.raf = 0; };
+  return stop;
 }

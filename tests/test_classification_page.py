@@ -1,39 +1,22 @@
 """AppTest: every page runs in both languages, every widget can be changed, bad input is handled."""
 import random
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptools import open_app, open_lab, texts
 
 from sim.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
 from ui.i18n import catalogue
 from ui.schemas.classification import SCHEMA
 
-ROOT = Path(__file__).resolve().parent.parent
 CLS = "labs/classification.py"
-TIMEOUT = 60
 
 
-def app(lang="en", **query) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.query_params["lang"] = lang
-    for k, v in query.items():
-        at.query_params[k] = v
-    return at
+def app(lang="en"):
+    return open_app(lang)
 
 
-def cls_page(lang="en", **query) -> AppTest:
-    at = app(lang).run()  # AppTest needs one run before it can switch pages
-    at.query_params.update({"lang": lang, **query})
-    at.switch_page(CLS).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def texts(at) -> str:
-    parts = [e.value for kind in ("markdown", "caption", "warning", "error", "info", "success", "title", "subheader")
-             for e in getattr(at, kind)]
-    return "\n".join(str(p) for p in parts)
+def cls_page(lang="en", **query):
+    return open_lab(CLS, lang, **query)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
