@@ -103,7 +103,8 @@ GOOD_CSV = "a,b,label\n" + "\n".join(f"{i},{(i * 7) % 11},{i % 2}" for i in rang
 
 @pytest.mark.parametrize("content,code", [
     (b"a,b\n1,2\n", "missing_columns"), (b"a,b,label\n1,x,0\n" * 12, "non_numeric"),
-    (b"a,b,label\n" + b"1,2,0\n" * 12, "single_class"), (b"\xff\xfe\x00\x01", "not_text"),
+    (("a,b,label\n" + "".join(f"{i},{i % 3},0\n" for i in range(12))).encode(), "single_class"), (b"\xff\xfe\x00\x01", "not_text"),
+    (b"a,b,label\n" + b"1.25,2.5,0\n" * 300_000, "too_large"),
 ])
 def test_bad_upload_gets_a_message_and_keeps_the_data(content, code):
     at = cls_page()
@@ -113,7 +114,8 @@ def test_bad_upload_gets_a_message_and_keeps_the_data(content, code):
     at.file_uploader(key="cls.file").upload("bad.csv", content, "text/csv").run()
     assert not at.exception
     assert at.session_state["cls.trainer"] is trainer  # nothing the user had is lost
-    assert any(e.value.split("{")[0][:12] in e.value for e in at.error) and at.error
+    expected = catalogue("en")[f"upload.{code}"].split("{")[0]
+    assert any(expected in e.value for e in at.error), (code, [e.value for e in at.error])
 
 
 def test_every_dataset_and_problem_type_renders():
