@@ -5,7 +5,6 @@ from datetime import datetime, timezone
 
 import numpy as np
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from sim import metrics
 from sim.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
@@ -17,6 +16,7 @@ from sim.plots.losses import gradient_figure
 from sim.training import ClassifierConfig, Trainer
 from sim.upload import UploadError, parse_points_csv
 from ui import live
+from ui.components import in_fragment_rerun
 from ui.i18n import t
 from ui.schemas.classification import PAGE, SCHEMA
 from ui.urlstate import PageState
@@ -49,11 +49,6 @@ def regenerate() -> None:
 
 def clear_upload() -> None:
     ss["cls.upload"] = None
-
-
-def in_fragment_rerun() -> bool:
-    ctx = get_script_run_ctx()
-    return bool(ctx and ctx.fragment_ids_this_run)
 
 
 # ---------- model ----------
@@ -114,8 +109,7 @@ def upload_box(problem: str) -> None:
                 ss.pop("cls.upload_error", None)
         if ss.get("cls.upload_error"):
             code, params = ss["cls.upload_error"]
-            st.error(t(f"upload.{code}", **{k: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v
-                                              for k, v in params.items()}))
+            st.error(t(f"upload.{code}", **params))
         if ss.get("cls.upload") is not None:
             st.success(t("cls.upload_used", n=len(ss["cls.upload"].y)))
             st.button(t("cls.upload_clear"), on_click=clear_upload)

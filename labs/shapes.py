@@ -1,6 +1,150 @@
-"""PLACEHOLDER: being written by a helper; replace this whole file."""
+"""Tensor shape chain lab: pick the sizes, trace the real transformer, read every tensor's shape and cost."""
+from dataclasses import asdict
+
 import streamlit as st
 
+from sim.plots.shapes import flow_figure, human_bytes, human_count, kv_figure, shape_text, short_name, step_table
+from sim.shapes import (PRESETS, ModelTrace, ShapeConfig, ShapeError, check_kv_heads, follow, kv_cache_bytes,
+                        kv_cache_options, memory_needed, rule_of_thumb_flops, shape_chain, trace_model)
 from ui.i18n import t
+from ui.schemas.shapes import PAGE, SCHEMA
+from ui.sidebar import cached_device
+from ui.urlstate import PageState
 
-st.title(t("nav.shapes"))
+ROWS = (("batch", "seq_len", "d_model", "n_head"), ("d_ff", "vocab_size", "n_layer", "dtype"))
+ss = st.session_state
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def traced(config: ShapeConfig) -> ModelTrace:
+    return trace_model(config)  # on the meta device: shapes only, nothing allocated at any size
+
+
+def apply_preset(name: str) -> None:
+    for key, value in asdict(PRESETS[name]).items():
+        ss[f"{PAGE}.{key}"] = value
+
+
+def keep_plain_mha(state: PageState) -> None:
+    """On a new head count: KV heads that equalled the heads (plain multi-head attention) follow it."""
+    if state.values["n_kv_head"] == state.values["n_head"]:  # the values before this change
+        ss[f"{PAGE}.n_kv_head"] = ss[f"{PAGE}.n_head"]
+
+
+def error_text(e: ShapeError) -> str:
+    params = dict(e.params)
+    if "name" in params:
+        params["name"] = t(f"shp.{params['name']}")
+    return t(f"shp.error.{e.code}", **params)
+
+
+def controls(state: PageState) -> None:
+    bar = st.container(horizontal=True, vertical_alignment="center")
+    bar.caption(t("shp.presets"))
+    for name in PRESETS:
+        bar.button(t(f"shp.preset.{name}"), on_click=apply_preset, args=(name,), key=f"shp.preset_{name}")
+    for row in ROWS:
+        for col, name in zip(st.columns(len(row)), row):
+            extra = {"on_change": keep_plain_mha, "args": (state,)} if name == "n_head" else {}
+            state.widget(name, container=col, help=t(f"shp.{name}.help"), **extra)
+
+
+def summary(trace: ModelTrace, c: ShapeConfig) -> None:
+    total = trace.totals
+    cols = st.columns(4)
+    rule = rule_of_thumb_flops(total["params"], c.batch * c.seq_len)
+    cols[0].metric(t("shp.metric.params"), human_count(total["params"]),
+                   help=t("shp.metric.params_help", n=f"{total['params']:,}", layers=c.n_layer))
+    cols[1].metric(t("shp.metric.flops"), human_count(total["flops"]),
+                   help=t("shp.metric.flops_help", rule=human_count(rule)))
+    cols[2].metric(t("shp.metric.activations"), human_bytes(total["new_bytes"]), help=t("shp.metric.activations_help"))
+    cols[3].metric(t("shp.metric.weights"), human_bytes(total["params"] * c.dtype_bytes),
+                   help=t("shp.metric.weights_help", dtype=c.dtype, b=c.dtype_bytes))
+    have = cached_device().memory_bytes
+    need = memory_needed(trace, c.dtype_bytes)
+    if have and need > have:
+        st.warning(t("shp.too_large", need=human_bytes(need), have=human_bytes(have)), icon=":material/memory:")
+
+
+def q_chain(trace: ModelTrace, c: ShapeConfig) -> list[int]:
+    """Q's way through block 0's attention, drawn as one line; returns the steps on it."""
+    q = next(i for i, s in enumerate(trace.steps) if s.name.endswith("attn.q_proj"))
+    path = follow(trace.steps, q, trace.steps[q].module.rsplit(".", 1)[0])
+    changes = shape_chain(trace.steps, path)
+    matmuls = [i for i in changes if trace.steps[i].op == "matmul"]
+    names = dict(zip(matmuls, (t("shp.chain.scores"), t("shp.chain.weighted"))))  # the notes' words for them
+    st.markdown(t("shp.chain", d_h=c.d_head) + "  \n" + " → ".join(
+        f"{names.get(i) or short_name(trace.steps[i])} `{shape_text(trace.steps[i].out_shape)}`" for i in changes))
+    notes = PRESETS["notes"]
+    if (c.batch, c.seq_len, c.d_model, c.n_head) == (notes.batch, notes.seq_len, notes.d_model, notes.n_head):
+        st.success(t("shp.notes_match"), icon=":material/menu_book:")
+    st.caption(t("shp.chain_note"))
+    return path
+
+
+def trace_views(trace: ModelTrace, c: ShapeConfig, path: list[int]) -> None:
+    labels = {k: t(f"shp.col.{k}") for k in ("module", "op", "in", "out", "params", "flops", "bytes", "code")}
+    labels |= {"input": t("shp.input"), "view_note": t("shp.view_note"), "block": t("shp.block_note")}
+    st.subheader(t("shp.flow"))
+    st.caption(t("shp.flow_help"))
+    st.plotly_chart(flow_figure(trace.steps, [(c.batch, c.seq_len)], labels, highlight=path,
+                                block=(f"{trace.block}.0", c.n_layer)),
+                    key="shp.flow_fig", config={"displayModeBar": False})
+    st.subheader(t("shp.table"))
+    st.caption(t("shp.table_help", n=c.n_layer, traced=trace.traced_layers))
+    st.dataframe(step_table(trace.steps, labels), key="shp.table_df", height=35 * (len(trace.steps) + 1) + 3,
+                 column_config={labels["params"]: st.column_config.NumberColumn(format="localized")})
+
+
+def kv_cache(state: PageState, c: ShapeConfig) -> None:
+    st.subheader(t("shp.kv.title"))
+    left, right = st.columns([2, 3], gap="medium")
+    chosen = None
+    with left:
+        st.caption(t("shp.kv.intro"))
+        state.widget("n_kv_head", help=t("shp.n_kv_head.help"))
+        try:
+            check_kv_heads(c)
+        except ShapeError as e:
+            st.error(error_text(e), icon=":material/error:")
+        else:
+            chosen = c.n_kv_head
+            sizes = (c.n_layer, c.seq_len, c.d_model, c.n_head)
+            per_seq = kv_cache_bytes(*sizes, chosen, c.dtype_bytes)
+            total = kv_cache_bytes(*sizes, chosen, c.dtype_bytes, c.batch)
+            full = kv_cache_bytes(*sizes, c.n_head, c.dtype_bytes, c.batch)
+            st.metric(t("shp.kv.metric", b=c.batch), human_bytes(total))
+            st.markdown(t("shp.kv.formula", layers=c.n_layer, T=c.seq_len, width=chosen * c.d_head, kv=chosen,
+                          d_h=c.d_head, bytes=c.dtype_bytes, per_seq=human_bytes(per_seq), B=c.batch,
+                          total=human_bytes(total)))
+            st.caption(t("shp.kv.gqa", kv=chosen, h=c.n_head, group=c.n_head // chosen, mha=human_bytes(full),
+                         ratio=f"{c.n_head / chosen:g}"))
+    labels = {"kv_heads": t("shp.kv.axis_heads"), "bytes": t("shp.kv.axis_bytes"), "mqa": t("shp.kv.mqa"),
+              "mha": t("shp.kv.mha")}
+    right.plotly_chart(kv_figure(kv_cache_options(c), chosen, labels), key="shp.kv_fig",
+                       config={"displayModeBar": False})
+
+
+def main() -> None:
+    state = PageState(PAGE, SCHEMA)
+    head, link = st.columns([6, 1], vertical_alignment="bottom")
+    head.title(t("shp.title"))
+    link = link.empty()  # filled last, when every widget has given its value
+    st.caption(t("shp.intro"))
+    controls(state)
+    c = ShapeConfig(**{p.name: state.values[p.name] for p in SCHEMA})
+    try:
+        trace = traced(c)
+    except ShapeError as e:
+        st.error(error_text(e), icon=":material/error:")
+    else:
+        summary(trace, c)
+        path = q_chain(trace, c)
+        trace_views(trace, c, path)
+        kv_cache(state, c)
+    with link.popover(t("url.copy_link"), icon=":material/link:"):
+        st.code(state.link(), language=None)
+    state.sync_url()
+
+
+main()

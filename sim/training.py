@@ -8,8 +8,7 @@ from torch.autograd.grad, fused optimizers, one no_grad pass and one host transf
 """
 
 import math
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +29,7 @@ from sim.data import (
     split,
 )
 from sim.models import ACTIVATIONS, MLP
+from sim.threads import single_thread
 
 PROBLEMS = ("classification", "regression")
 REGULARIZATIONS = ("none", "l1", "l2")
@@ -94,20 +94,6 @@ class ClassifierConfig:
 
 def _is_int(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
-@contextmanager
-def _single_thread() -> Iterator[None]:
-    """Run on one intra-op thread, then restore the caller's setting."""
-    # Every op here is far below ATen's parallel grain size, so a second thread never speeds training
-    # up (measured: same epochs/s on 1 or 2 threads). It can only hurt: OpenMP workers spin after a
-    # parallel region, taking the core that another classroom session on the same server needs.
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _grid_points(resolution: int) -> np.ndarray:
@@ -185,7 +171,7 @@ class Trainer:
 
     def step(self, epochs: int = 1) -> None:
         """Train `epochs` epochs; on divergence, restore the state before that epoch and stop for good."""
-        with _single_thread():
+        with single_thread():
             for _ in range(epochs):
                 if self.diverged:
                     return
@@ -250,7 +236,7 @@ class Trainer:
     @torch.no_grad()
     def _forward_all(self, X_raw: np.ndarray) -> list[torch.Tensor]:
         """Hidden activations and outputs for raw points (m, 2), in eval mode, training state untouched."""
-        with _single_thread():
+        with single_thread():
             self.model.eval()
             outs = self.model.forward_all(self._features(np.asarray(X_raw, dtype=np.float32)))
             self.model.train()

@@ -61,15 +61,15 @@ def parse_points_csv(raw: bytes, problem: Problem = "classification") -> Uploade
     """Validate `raw` CSV bytes (header row, two features and a label) and rescale them."""
     if problem not in ("classification", "regression"):
         raise ValueError(f"unknown problem {problem!r}")
-    header, rows = _read_table(raw)
+    header, rows = read_table(raw)
     label_col, feature_cols = _pick_columns(header)
-    rows = _data_rows(rows, len(header))
+    rows = data_rows(rows, len(header))
     names = (header[feature_cols[0]], header[feature_cols[1]])
-    features = [_numbers(rows, c, header[c], "non_numeric") for c in feature_cols]
+    features = [numbers(rows, c, header[c], "non_numeric") for c in feature_cols]
     X = np.column_stack([_rescale(f, name, "constant_feature") for f, name in zip(features, names)])
     label_name = header[label_col]
     if problem == "regression":
-        target = _numbers(rows, label_col, label_name, "label_not_numeric")
+        target = numbers(rows, label_col, label_name, "label_not_numeric")
         y = _rescale(target, label_name, "constant_label").astype(np.float32)
         class_names: tuple[str, ...] = ()
         label_range: tuple[float, float] | None = _span(target)
@@ -87,7 +87,7 @@ def parse_points_csv(raw: bytes, problem: Problem = "classification") -> Uploade
     )
 
 
-def _read_table(raw: bytes) -> tuple[list[str], list[tuple[int, list[str]]]]:
+def read_table(raw: bytes) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header cells and the numbered non-blank data rows of the decoded CSV."""
     if len(raw) > MAX_BYTES:
         raise UploadError("too_large", {"size": len(raw), "limit": MAX_BYTES})
@@ -132,7 +132,7 @@ def _pick_columns(header: list[str]) -> tuple[int, tuple[int, int]]:
     return label, (others[0], others[1])
 
 
-def _data_rows(rows: list[tuple[int, list[str]]], width: int) -> list[tuple[int, list[str]]]:
+def data_rows(rows: list[tuple[int, list[str]]], width: int) -> list[tuple[int, list[str]]]:
     """Check the row count and pad short rows (their missing cells are empty)."""
     if len(rows) < MIN_ROWS:
         raise UploadError("too_few_rows", {"found": len(rows), "min": MIN_ROWS})
@@ -157,7 +157,7 @@ def _is_number(cell: str) -> bool:
     return _to_float(cell) is not None
 
 
-def _numbers(rows: list[tuple[int, list[str]]], col: int, name: str, code: str) -> np.ndarray:
+def numbers(rows: list[tuple[int, list[str]]], col: int, name: str, code: str) -> np.ndarray:
     """Column `col` as finite float64, raising `code` for text and `nan` for gaps or non-finite."""
     values = np.empty(len(rows))
     for i, (row, cells) in enumerate(rows):

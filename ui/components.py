@@ -1,8 +1,10 @@
-"""Registers the canvas components: live_common.js (colours, frame player) + the component's own script."""
+"""The canvas components (live_common.js: colours, frame player, + the component's own script) and
+the loop that feeds them."""
 import json
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 _HERE = Path(__file__).parent
 
@@ -16,3 +18,13 @@ def live_component(name: str, script: str, stylesheet: str):
                     (_HERE / script).read_text(encoding="utf-8")])
     # plain DOM (not a shadow root), so page-level tools and the browser tests can see the canvases
     return st.components.v2.component(name, js=js, isolate_styles=False)
+
+
+def in_fragment_rerun() -> bool:
+    """True when only a fragment is rerunning: st.rerun(scope="fragment") raises in a full run.
+
+    Reads Streamlit's script-run context (not a public API); the live loops need it to continue
+    with the next bounded chunk of training without rerunning the whole page.
+    """
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)

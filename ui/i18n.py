@@ -45,5 +45,8 @@ def lang() -> str:
 
 
 def t(key: str, **params) -> str:
+    """The text of `key` in the user's language, with {placeholders} filled; lists read "a, b, c"."""
     text = catalogue(lang()).get(key, key)
-    return text.format(**params) if params else text
+    if not params:
+        return text
+    return text.format(**{k: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v for k, v in params.items()})

@@ -59,8 +59,10 @@ function drawXY(ctx, p) {
   ctx.fillStyle = '#222'; ctx.font = '12px sans-serif'; ctx.fillText(p.title, MARGIN.left, 14);
   ctx.fillStyle = '#555'; ctx.font = '11px sans-serif'; ctx.fillText(p.x_label, MARGIN.left + pw / 2 - 20, H - 3);
   if (p.y_label) { ctx.save(); ctx.translate(9, MARGIN.top + ph / 2 + 20); ctx.rotate(-Math.PI / 2); ctx.fillText(p.y_label, 0, 0); ctx.restore(); }
-  let ly = MARGIN.top + 12;  // legend
-  p.series.filter((s) => s.label).forEach((s) => { ctx.fillStyle = s.color; ctx.fillRect(MARGIN.left + pw - 90, ly - 7, 10, 3); ctx.fillStyle = '#333'; ctx.fillText(s.label, MARGIN.left + pw - 76, ly - 2); ly += 13; });
+  const labelled = p.series.filter((s) => s.label);  // legend, as wide as its longest label
+  const lw = Math.max(0, ...labelled.map((s) => ctx.measureText(s.label).width)) + 20;
+  let ly = MARGIN.top + 12;
+  labelled.forEach((s) => { ctx.fillStyle = s.color; ctx.fillRect(MARGIN.left + pw - lw, ly - 7, 10, 3); ctx.fillStyle = '#333'; ctx.fillText(s.label, MARGIN.left + pw - lw + 14, ly - 2); ly += 13; });
 }
 
 function drawHeatmap(ctx, p) {

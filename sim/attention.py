@@ -1,0 +1,208 @@
+"""Attention maths: masks, scaled dot-product attention step by step, and a multi-head attention module."""
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+
+def causal_mask(T: int) -> torch.Tensor:
+    """(T, T) bool, True where query i may attend key j: itself and the positions before it."""
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def sliding_window_mask(T: int, window: int, causal: bool = True) -> torch.Tensor:
+    """(T, T) bool, True where |i - j| < window (and j <= i when causal): a causal window sees `window` keys."""
+    if window < 1:
+        raise ValueError("invalid:window")
+    pos = torch.arange(T)
+    offset = pos[:, None] - pos[None, :]  # (T, T) query position minus key position
+    near = offset.abs() < window
+    return near & (offset >= 0) if causal else near
+
+
+@dataclass(frozen=True)
+class AttentionSteps:
+    """The intermediate tensors of one attention call, each of shape (..., T, T) or (..., T, d)."""
+
+    scores: torch.Tensor  # q @ kᵀ * scale, before masking
+    weights: torch.Tensor  # after the mask and the row-wise softmax; masked entries exactly 0
+    output: torch.Tensor  # weights @ v
+
+
+def scaled_dot_product(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None,
+                       scale: float | None = None) -> AttentionSteps:
+    """softmax(q kᵀ · scale, masked) v for q, k, v of shape (..., T, d); mask (bool, True = attend) broadcasts."""
+    scale = 1.0 / math.sqrt(q.size(-1)) if scale is None else scale
+    scores = q @ k.transpose(-2, -1) * scale  # (..., T, T)
+    if mask is None:
+        weights = torch.softmax(scores, dim=-1)
+    else:
+        weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
+        # a row with every key masked is NaN after the softmax (0/0): it attends to nothing instead
+        weights = weights.masked_fill(~mask, 0.0)
+    return AttentionSteps(scores=scores, weights=weights, output=weights @ v)
+
+
+class MultiHeadAttention(nn.Module):
+    """nanoGPT-style self-attention with separate q/k/v/o projections; keeps its last attention weights."""
+
+    def __init__(self, d_model: int, n_heads: int, causal: bool = True):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError("invalid:heads")
+        self.n_heads, self.d_head, self.causal = n_heads, d_model // n_heads, causal
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.o_proj = nn.Linear(d_model, d_model)
+        self.last_weights: torch.Tensor | None = None  # (B, H, T, T) of the last forward, detached
+
+    def heads(self, x: torch.Tensor, proj: nn.Linear) -> torch.Tensor:
+        """Project and split into heads: (B, T, C) -> (B, H, T, d_h)."""
+        B, T, C = x.shape
+        return proj(x).view(B, T, self.n_heads, self.d_head).transpose(1, 2)  # (B, H, T, d_h)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """x (B, T, C); `mask` (T, T) replaces the module's own (causal or none) when given."""
+        B, T, C = x.shape
+        q, k, v = self.heads(x, self.q_proj), self.heads(x, self.k_proj), self.heads(x, self.v_proj)  # (B, H, T, d_h)
+        if mask is None and self.causal:
+            mask = causal_mask(T).to(x.device)
+        att = scaled_dot_product(q, k, v, mask=mask)  # scores, weights (B, H, T, T); output (B, H, T, d_h)
+        self.last_weights = att.weights.detach()
+        y = att.output.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C): the heads side by side
+        return self.o_proj(y)  # (B, T, C)
+
+
+# ---------- the attention lab's step-by-step pipeline ----------
+def positional_encoding(T: int, d: int) -> torch.Tensor:
+    """(T, d) sinusoidal position vectors of the original Transformer: sin on even columns, cos on odd."""
+    pos = torch.arange(T, dtype=torch.float32)[:, None]
+    freq = torch.exp(-math.log(10000.0) * torch.arange(0, d, 2, dtype=torch.float32) / d)  # (ceil(d/2),)
+    pe = torch.zeros(T, d)
+    pe[:, 0::2] = torch.sin(pos * freq)
+    pe[:, 1::2] = torch.cos(pos * freq[: d // 2])
+    return pe
+
+
+def embed_tokens(tokens: list[str], d_model: int, seed: int) -> torch.Tensor:
+    """(T, d_model): a random vector per distinct token (the same token always gets the same row) plus its position."""
+    rows = []
+    for tok in tokens:  # seeded by the token's text, so "狗" has one vector wherever it appears
+        g = torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(tok.encode("utf-8")))
+        rows.append(torch.randn(d_model, generator=g))
+    return torch.stack(rows) + positional_encoding(len(tokens), d_model)
+
+
+def random_attention(d_model: int, n_heads: int, seed: int) -> MultiHeadAttention:
+    """An untrained layer, weights N(0, 1/d_model) and no biases: q and k entries come out about unit size."""
+    mha = MultiHeadAttention(d_model, n_heads, causal=False)
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for proj in (mha.q_proj, mha.k_proj, mha.v_proj, mha.o_proj):
+            proj.weight.copy_(torch.randn(d_model, d_model, generator=g) / math.sqrt(d_model))
+            proj.bias.zero_()
+    return mha
+
+
+def sharpness_by_head_dim(head_dims: list[int], T: int = 16, samples: int = 64,
+                          seed: int = 0) -> dict[str, list[float]]:
+    """Mean largest softmax weight per row, for random unit-variance q and k, with and without ÷√d_h."""
+    g = torch.Generator().manual_seed(seed)
+    out: dict[str, list[float]] = {"scaled": [], "unscaled": []}
+    for d in head_dims:
+        q, k = torch.randn(2, samples, T, d, generator=g)
+        dots = q @ k.transpose(-2, -1)  # (samples, T, T), variance d
+        out["scaled"].append(torch.softmax(dots / math.sqrt(d), -1).amax(-1).mean().item())
+        out["unscaled"].append(torch.softmax(dots, -1).amax(-1).mean().item())
+    return out
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """Every stage of one multi-head attention pass over a single sequence (no batch dimension)."""
+
+    x: torch.Tensor  # (T, C) input rows
+    q: torch.Tensor  # (H, T, d_h)
+    k: torch.Tensor  # (H, T, d_h)
+    v: torch.Tensor  # (H, T, d_h)
+    raw: torch.Tensor  # (H, T, T) q kᵀ
+    scaled: torch.Tensor  # (H, T, T) q kᵀ · scale (÷√d_h if scaling is on, ÷ temperature)
+    mask: torch.Tensor | None  # (T, T) True = may attend, None = no mask
+    weights: torch.Tensor  # (H, T, T) row-wise softmax of the masked scores
+    heads_out: torch.Tensor  # (H, T, d_h) weights @ v
+    concat: torch.Tensor  # (T, C) the heads side by side
+    output: torch.Tensor  # (T, C) concat @ W_O
+
+
+def make_mask(kind: str, T: int, window: int) -> torch.Tensor | None:
+    """kind: "none", "causal", "window" (both sides) or "causal_window"."""
+    if kind == "none":
+        return None
+    if kind == "causal":
+        return causal_mask(T)
+    if kind in ("window", "causal_window"):
+        return sliding_window_mask(T, window, causal=kind == "causal_window")
+    raise ValueError(f"unknown mask {kind}")
+
+
+@torch.no_grad()
+def run_pipeline(mha: MultiHeadAttention, x: torch.Tensor, mask: torch.Tensor | None, scale_by_sqrt_d: bool = True,
+                 temperature: float = 1.0) -> Pipeline:
+    """The module's own forward, stage by stage, on x (T, C); the scale is (1/√d_h or 1) / temperature."""
+    if temperature <= 0:
+        raise ValueError("invalid:temperature")
+    xb = x[None]  # (1, T, C)
+    q, k, v = (mha.heads(xb, p)[0] for p in (mha.q_proj, mha.k_proj, mha.v_proj))  # (H, T, d_h)
+    scale = (1.0 / math.sqrt(mha.d_head) if scale_by_sqrt_d else 1.0) / temperature
+    att = scaled_dot_product(q, k, v, mask=mask, scale=scale)
+    concat = att.output.transpose(0, 1).reshape(x.shape)  # (T, C)
+    return Pipeline(x=x, q=q, k=k, v=v, raw=q @ k.transpose(-2, -1), scaled=att.scores, mask=mask,
+                    weights=att.weights, heads_out=att.output, concat=concat, output=mha.o_proj(concat))
+
+
+def softmax_naive(x: torch.Tensor) -> torch.Tensor:
+    """exp(x) / Σ exp(x) as written on paper: overflows to inf (then NaN) for large scores."""
+    e = torch.exp(x)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def softmax_stable(x: torch.Tensor) -> torch.Tensor:
+    """The same after subtracting the row maximum: the largest exponent is e⁰ = 1, nothing overflows."""
+    e = torch.exp(x - x.max(dim=-1, keepdim=True).values)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def softmax_steps(scores: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Every number of both ways to compute softmax(scores) of a 1-D row, for showing them all."""
+    shifted = scores - scores.max()
+    return {"exp": torch.exp(scores), "exp_sum": torch.exp(scores).sum(), "naive": softmax_naive(scores),
+            "shifted": shifted, "exp_shifted": torch.exp(shifted), "stable": softmax_stable(scores)}
+
+
+def row_entropy(weights: torch.Tensor) -> torch.Tensor:
+    """Entropy (nats) of each row of attention weights: 0 for one-hot, log T for uniform."""
+    return -(weights * torch.log(weights.clamp_min(1e-30))).sum(dim=-1)
+
+
+def weight_stats(weights: torch.Tensor) -> dict[str, float]:
+    """How peaked rows of weights (..., T, T) are: mean largest weight, mean entropy (uniform: log T), row sums."""
+    sums = weights.sum(dim=-1)
+    return {"max_weight": weights.amax(dim=-1).mean().item(), "entropy": row_entropy(weights).mean().item(),
+            "uniform_entropy": math.log(weights.size(-1)), "row_sum_min": sums.min().item(),
+            "row_sum_max": sums.max().item()}
+
+
+# the notes' worked example: one query's scores over three keys, and the three value vectors
+NOTES_SCORES = (2.0, 0.0, -1.0)
+NOTES_VALUES = ((1.0, 0.0), (0.0, 2.0), (2.0, 1.0))
+
+
+def attend_row(scores: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """One query by hand: weights = softmax(scores) (T,), output = Σ weights_j · v_j (d,)."""
+    weights = softmax_stable(scores)
+    return weights, weights @ values

@@ -1,0 +1,162 @@
+"""Generalisation: train / validation / test splits, K-fold cross-validation, the degree sweep, label noise.
+
+The curve data is the regression lab's "sine" set (one period of a sine on [-3, 3] plus noise), so a
+polynomial of middle degree fits it, a line under-fits it and a high degree chases its noise.
+Polynomials are fitted by sim.regression's least squares on features standardised on the training
+x only (the powers of raw x up to x^20 would be too ill-conditioned to solve).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.data import DOMAIN
+from sim.regression import feature_map, least_squares
+from sim.regression_data import make_dataset, truth
+
+CURVE = "sine"  # the data set of sim.regression_data used by the split, CV and capacity views
+X_RANGE = (-3.0, 3.0)  # where its x lie
+MAX_DEGREE = 20  # the sweep stops here, or at n_train - 1 (a polynomial through every training point)
+N_NEW = 1000  # points of truly new data: a large fresh sample that stands in for "the world"
+GRID = np.linspace(*X_RANGE, 121)  # where curves are evaluated to be drawn: smooth, and light to send per frame
+
+
+def three_way_split(n: int, train: float, val: float, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Shuffled train, validation and test indices of n points, sized by the shares train and val.
+
+    Every part gets at least one point; raises ValueError when the shares leave nothing for one part.
+    """
+    test = 1.0 - train - val
+    if n < 3 or min(train, val) <= 0 or test < 1e-9:
+        raise ValueError("invalid:split")
+    n_train = max(1, round(n * train))
+    n_val = max(1, round(n * val))
+    if n_train + n_val >= n:
+        raise ValueError("invalid:split")
+    # a stream of its own, so the split is not correlated with the draws that made the data
+    perm = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(3,))).permutation(n)
+    return perm[:n_train], perm[n_train:n_train + n_val], perm[n_train + n_val:]
+
+
+def kfold_indices(n: int, k: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """K folds of 0..n-1: (train_idx, val_idx) each; the k validation folds are disjoint and cover every index once.
+
+    Fold sizes differ by at most one (the first n % k folds are one larger).
+    """
+    if not 2 <= k <= n:
+        raise ValueError("invalid:k")
+    perm = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(4,))).permutation(n)
+    folds = np.array_split(perm, k)
+    return [(np.sort(np.concatenate(folds[:i] + folds[i + 1:])), np.sort(fold)) for i, fold in enumerate(folds)]
+
+
+@dataclass(frozen=True, eq=False)
+class CurveData:
+    """The 1-D data of the split, CV and capacity views, already split, plus a fresh sample of new data."""
+
+    x: np.ndarray  # (n,) every point of the pool
+    y: np.ndarray  # (n,)
+    train: np.ndarray  # indices into x, y
+    val: np.ndarray
+    test: np.ndarray
+    x_new: np.ndarray  # (N_NEW,) truly new data from the same source, never used for any choice
+    y_new: np.ndarray
+
+    @property
+    def dev(self) -> np.ndarray:
+        """Train and validation together: what cross-validation splits up (the test part stays out)."""
+        return np.concatenate([self.train, self.val])
+
+
+def curve_data(n: int, noise: float, train: float, val: float, seed: int) -> CurveData:
+    """n noisy points of the sine set split into train / validation / test, and N_NEW new ones."""
+    pool = make_dataset(CURVE, n, noise, seed)
+    # new data: the same source with another seed stream, so it never repeats a pool point
+    new = make_dataset(CURVE, N_NEW, noise, int(np.random.SeedSequence(seed, spawn_key=(5,)).generate_state(1)[0]))
+    tr, va, te = three_way_split(n, train, val, seed)
+    return CurveData(pool.x[:, 0], pool.y, tr, va, te, new.x[:, 0], new.y)
+
+
+def true_curve(x: np.ndarray) -> np.ndarray:
+    """The noise-free function the data were drawn around."""
+    return truth(CURVE, x)
+
+
+def poly_fit(x: np.ndarray, y: np.ndarray, degree: int) -> Callable[[np.ndarray], np.ndarray]:
+    """The least-squares polynomial of a degree through (x, y), as a function of new x."""
+    features = feature_map(x, degree, standardize=True)  # scaled by these x only: nothing leaks in
+    w, b = least_squares(features(x), y)
+    return lambda x_new: features(x_new) @ w + b
+
+
+def mse(predict: Callable[[np.ndarray], np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
+    """Mean squared error of a model on (x, y)."""
+    return float(np.mean((predict(x) - y) ** 2))
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Errors of one polynomial per degree, all fitted on the same training points."""
+
+    degrees: np.ndarray  # 1..max
+    train: np.ndarray  # MSE on the training points, per degree
+    val: np.ndarray  # MSE on the validation points
+    new: np.ndarray  # MSE on the N_NEW new points: what the validation error tries to estimate
+    best: int  # the degree with the lowest validation error (the one a validation set would pick)
+    interpolating: int | None  # n_train - 1, the degree that passes through every training point, if swept
+
+
+def degree_sweep(data: CurveData, max_degree: int = MAX_DEGREE) -> Sweep:
+    """Fit degrees 1..min(max_degree, n_train - 1) on the training part; errors on train, validation, new."""
+    n_train = len(data.train)
+    top = min(max_degree, n_train - 1)
+    if top < 1:
+        raise ValueError("invalid:n")
+    x, y = data.x[data.train], data.y[data.train]
+    rows = []
+    for d in range(1, top + 1):
+        f = poly_fit(x, y, d)
+        rows.append((mse(f, x, y), mse(f, data.x[data.val], data.y[data.val]), mse(f, data.x_new, data.y_new)))
+    train, val, new = np.array(rows).T
+    degrees = np.arange(1, top + 1)
+    return Sweep(degrees, train, val, new, int(degrees[np.argmin(val)]), top if top == n_train - 1 else None)
+
+
+@dataclass(frozen=True, eq=False)
+class Fold:
+    """One round of cross-validation: which points trained, which validated, and the score."""
+
+    train: np.ndarray  # indices into the CurveData pool
+    val: np.ndarray
+    score: float  # validation MSE of the polynomial fitted on this fold's training points
+    predict: Callable[[np.ndarray], np.ndarray]  # that polynomial
+
+
+def cross_validate(data: CurveData, degree: int, k: int, seed: int) -> list[Fold]:
+    """K-fold CV of one polynomial degree on the development part (train + validation); test stays out."""
+    dev = data.dev
+    folds = []
+    for tr, va in kfold_indices(len(dev), k, seed):
+        tr, va = dev[tr], dev[va]
+        f = poly_fit(data.x[tr], data.y[tr], degree)  # fewer points than terms: the smallest-norm solution
+        folds.append(Fold(tr, va, mse(f, data.x[va], data.y[va]), f))
+    return folds
+
+
+def plane_grid(resolution: int) -> np.ndarray:
+    """Points (resolution², 2) of an even grid over sim.data's plane [-6, 6]², where a boundary is drawn."""
+    axis = np.linspace(-DOMAIN, DOMAIN, resolution)
+    gx, gy = np.meshgrid(axis, axis)
+    return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def flip_labels(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Binary labels with round(fraction·n) of them flipped at random, and the mask of flipped ones."""
+    if not 0 <= fraction <= 1:
+        raise ValueError("invalid:flip")
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(6,)))
+    flipped = np.zeros(len(y), dtype=bool)
+    flipped[rng.choice(len(y), round(fraction * len(y)), replace=False)] = True
+    return np.where(flipped, 1 - y, y), flipped

@@ -1,0 +1,171 @@
+"""Figures of the attention lab: stage heatmaps (heads side by side, masked cells drawn as masked), live panels."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from sim.attention import Pipeline
+from sim.plots.curves import GUIDE_COLOR, TEST_COLOR, TRAIN_COLOR, compact_layout
+from sim.plots.panels import heatmap_panel, series, xy_panel
+
+MASKED_COLOR = "#c8c8c8"  # masked cells: a flat grey with a cross, never a colour of the value scale
+SEQUENTIAL = [[0.0, "#ffffff"], [1.0, "#0877bd"]]  # weights in [0, 1]: white (0) to blue (1)
+DIVERGING = [[0.0, "#f59322"], [0.5, "#ffffff"], [1.0, "#0877bd"]]  # signed values: orange - white - blue
+CELL_PX = 18  # height of one matrix row on screen
+
+
+def stage_figure(title: str, mats: Sequence[np.ndarray], *, row_labels: Sequence[str],
+                 col_labels: Sequence[str], block_titles: Sequence[str] = (), mask: np.ndarray | None = None,
+                 weights: bool = False, annotate: bool = False, masked_label: str = "",
+                 row_sums_label: str | None = None) -> go.Figure:
+    """Matrices of one stage side by side (one per head) in a single heatmap, separated by a gap column.
+
+    mask (rows, cols) True = masked: those cells are drawn grey with a ×, not as values.
+    weights: the values are probabilities (white to blue, 0 to 1), else a signed diverging scale.
+    row_sums_label: write each row's sum to the right of every block (rows of weights sum to 1).
+    """
+    rows, gap = mats[0].shape[0], 1
+    widths = [m.shape[1] for m in mats]
+    extra = 1 if row_sums_label else 0  # a column for the row sums after each block
+    starts = np.cumsum([0] + [w + extra + gap for w in widths[:-1]])
+    total = int(starts[-1] + widths[-1] + extra)
+    # categorical axes with unique names (a token may repeat): hover shows them, no per-cell text is sent
+    y_names = [f"{i}·{r}" for i, r in enumerate(row_labels)]
+    x_names = [f"{total + i}" for i in range(total)]  # placeholders for the gap columns, never shown
+    block_names = list(block_titles) or [""] * len(mats)
+    z = np.full((rows, total), np.nan)
+    for s, m, b in zip(starts, mats, block_names):
+        z[:, s: s + m.shape[1]] = m
+        x_names[s: s + m.shape[1]] = [f"{b} {j}·{c}".strip() for j, c in enumerate(col_labels[: m.shape[1]])]
+    if row_sums_label:
+        for s, w in zip(starts, widths):
+            x_names[s + w] = f"{x_names[s + w]}Σ"
+    masked = None
+    if mask is not None:
+        masked = np.full((rows, total), np.nan)
+        for s, w in zip(starts, widths):
+            z[:, s: s + w][mask] = np.nan
+            masked[:, s: s + w][mask] = 1.0
+    if weights:
+        zmin, zmax, scale = 0.0, 1.0, SEQUENTIAL
+    else:
+        bound = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
+        zmin, zmax, scale = -(bound or 1.0), bound or 1.0, DIVERGING
+    data = [go.Heatmap(
+        z=z, x=x_names, y=y_names, zmin=zmin, zmax=zmax, colorscale=scale, xgap=1, ygap=1,
+        hovertemplate="%{y} → %{x}<br>%{z:.3f}<extra></extra>", texttemplate="%{z:.2f}" if annotate else None,
+        colorbar=dict(thickness=10, len=0.9))]
+    if masked is not None:
+        data.append(go.Heatmap(
+            z=masked, x=x_names, y=y_names, colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]], showscale=False,
+            xgap=1, ygap=1, text=np.where(masked == 1.0, "×", ""), texttemplate="%{text}" if rows <= 16 else None,
+            hovertemplate=f"{masked_label}<extra></extra>"))
+    if row_sums_label:
+        for s, m in zip(starts, mats):
+            data.append(go.Scatter(
+                x=[x_names[s + m.shape[1]]] * rows, y=y_names, mode="text", showlegend=False,
+                text=[f"{v:.3f}" for v in np.nansum(m, axis=1)], textfont=dict(size=9, color="#555"),
+                hovertemplate=f"{row_sums_label}: %{{text}}<extra></extra>"))
+    annotations = [dict(x=x_names[s + (w - 1) // 2], y=1.0, yref="paper", yanchor="bottom", text=name,
+                        showarrow=False, font=dict(size=11)) for s, w, name in zip(starts, widths, block_titles)]
+    tick_cols = [int(s + c) for s, w in zip(starts, widths) for c in range(w)]
+    return go.Figure(data, dict(
+        title=dict(text=title, font=dict(size=13), x=0, y=0.99, yanchor="top"), annotations=annotations,
+        height=min(120 + CELL_PX * rows, 720), margin=dict(l=10, r=10, t=50 if block_titles else 34, b=10),
+        plot_bgcolor="white", paper_bgcolor="white",
+        xaxis=dict(tickvals=[x_names[i] for i in tick_cols], ticktext=[col_labels[c] for w in widths for c in range(w)],
+                   showgrid=False, tickfont=dict(size=9), tickangle=0, showticklabels=total <= 48),
+        yaxis=dict(tickvals=y_names, ticktext=list(row_labels), autorange="reversed", showgrid=False,
+                   tickfont=dict(size=10), showticklabels=rows <= 40),
+    ))
+
+
+def sharpness_figure(head_dims: Sequence[int], curves: dict[str, Sequence[float]], labels: dict,
+                     current: int | None = None) -> go.Figure:
+    """Mean largest attention weight against the head width, with and without ÷√d_h.
+
+    labels: "d_h", "max", "scaled", "unscaled".
+    """
+    fig = go.Figure()
+    for key, colour in (("scaled", TEST_COLOR), ("unscaled", TRAIN_COLOR)):
+        fig.add_trace(go.Scatter(x=list(head_dims), y=list(curves[key]), mode="lines+markers", name=labels[key],
+                                 line=dict(color=colour, width=2)))
+    if current is not None:
+        fig.add_vline(x=current, line=dict(color=GUIDE_COLOR, dash="dot"))
+    fig.update_xaxes(type="log")
+    return compact_layout(fig, labels["d_h"], labels["max"], height=260)
+
+
+def bars_figure(names: Sequence[str], series_: dict[str, Sequence[float]], y_title: str) -> go.Figure:
+    """Grouped bars, one group per name (e.g. the notes' softmax scores and weights), values written on them."""
+    fig = go.Figure()
+    for (label, values), colour in zip(series_.items(), (TRAIN_COLOR, TEST_COLOR)):
+        fig.add_trace(go.Bar(x=list(names), y=list(values), name=label, marker_color=colour,
+                             text=[f"{v:.3f}" for v in values], textposition="outside"))
+    return compact_layout(fig, "", y_title, height=260)
+
+
+# ---------- live panels (canvas component) ----------
+def loss_panel(title: str, runs: Sequence[tuple[str, Sequence[int], Sequence[float], str]], labels: dict,
+               floor: float | None = None, y_max: float | None = None, width: int = 360) -> dict:
+    """The loss curves as a live xy panel; the floor (if any) dashed."""
+    items = [series(steps, losses, color=colour, label=name) for name, steps, losses, colour in runs]
+    last = max((s[-1] for _, s, _, _ in runs if len(s)), default=1)
+    if floor:
+        items.append(series([0, last], [floor, floor], color=GUIDE_COLOR, width=1.5, dash=True, label=labels["floor"]))
+    return xy_panel(title, items, x_label=labels["step"], y_label=labels["loss"], width=width, height=240,
+                    y_range=None if y_max is None else (0.0, y_max))
+
+
+def attention_panels(maps: Sequence[np.ndarray], tokens: Sequence[str], title: str, causal: bool,
+                     size: int = 200) -> list[dict]:
+    """One heatmap per layer and head: maps[layer] is (H, T, T); the causal mask's cells drawn as masked."""
+    T = len(tokens)
+    mask = np.triu(np.ones((T, T), dtype=bool), 1) if causal else None
+    return [heatmap_panel(title.format(layer=li + 1, head=hi + 1), m[hi], vmin=0.0, vmax=1.0, mask=mask,
+                          row_labels=tokens, col_labels=tokens, width=size, height=size)
+            for li, m in enumerate(maps) for hi in range(m.shape[0])]
+
+
+def _shape(*dims: int) -> str:
+    return "(" + ", ".join(str(d) for d in dims) + ")"
+
+
+def pipeline_figures(p: Pipeline, tokens: Sequence[str], heads: Sequence[int], labels: dict,
+                     annotate: bool) -> dict[str, go.Figure]:
+    """One figure per stage of a sim.attention.Pipeline, for the chosen heads (indices).
+
+    labels: a title template per stage ("x", "q", "k", "v", "raw", "scaled", "masked", "weights", "heads_out",
+    "concat", "output") with a {shape} field, plus "head" ("head {h}"), "masked_cell" (hover) and "row_sum".
+    """
+    T, C = p.x.shape
+    H, _, dh = p.q.shape
+    one = len(heads) == 1
+    blocks = [] if H == 1 else [labels["head"].format(h=h + 1) for h in heads]
+    forbid = None if p.mask is None else (~p.mask).numpy()
+    dims, feats = [str(j) for j in range(dh)], [str(j) for j in range(C)]
+
+    def per_head(key: str, t, cols: Sequence[str], last: int, **kw) -> go.Figure:
+        shape = _shape(T, last) if one else _shape(len(heads), T, last)
+        return stage_figure(labels[key].format(shape=shape), [t[h].numpy() for h in heads], row_labels=tokens,
+                            col_labels=cols, block_titles=blocks, annotate=annotate, masked_label=labels["masked_cell"],
+                            **kw)
+
+    def whole(key: str, t) -> go.Figure:
+        return stage_figure(labels[key].format(shape=_shape(T, C)), [t.numpy()], row_labels=tokens,
+                            col_labels=feats, annotate=annotate)
+
+    figs = {"x": whole("x", p.x)}
+    for key in ("q", "k", "v"):
+        figs[key] = per_head(key, getattr(p, key), dims, dh)
+    figs["raw"] = per_head("raw", p.raw, tokens, T)
+    figs["scaled"] = per_head("scaled", p.scaled, tokens, T)
+    figs["masked"] = per_head("masked", p.scaled, tokens, T, mask=forbid)
+    figs["weights"] = per_head("weights", p.weights, tokens, T, mask=forbid, weights=True,
+                               row_sums_label=labels["row_sum"])
+    figs["heads_out"] = per_head("heads_out", p.heads_out, dims, dh)
+    figs["concat"] = whole("concat", p.concat)
+    figs["output"] = whole("output", p.output)
+    return figs

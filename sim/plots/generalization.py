@@ -1,0 +1,300 @@
+"""Pictures of the generalisation lab: Plotly figures for the static views, panels for the live ones.
+
+Data and translated labels in, a figure or a panel dict out. Colours: training orange, validation
+blue (TensorFlow Playground's pair), test purple, new data grey.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from sim.plots.curves import GUIDE_COLOR, TEST_COLOR, TRAIN_COLOR, compact_layout
+from sim.plots.panels import series, xy_panel
+
+VAL_COLOR = TEST_COLOR
+HOLDOUT_COLOR = "#9467bd"  # the test part: looked at once, at the end
+NEW_COLOR = "#616161"  # truly new data
+FIT_COLOR = "#222222"
+PART_COLORS = {"train": TRAIN_COLOR, "val": VAL_COLOR, "test": HOLDOUT_COLOR}
+LIGHT = {0: "#fbd9b0", 1: "#b5d3ea"}  # class regions behind the points
+CLASS = {0: TRAIN_COLOR, 1: TEST_COLOR}
+MAX_CURVE_POINTS = 160  # a loss history is thinned to this many points per frame (the canvas is ~380 px wide)
+TWO_UP, THREE_UP = (440, 280), (300, 260)  # panel sizes (px) when two or three share the page's width
+
+
+# ---------- split and cross-validation ----------
+def split_figure(x: np.ndarray, y: np.ndarray, parts: dict[str, np.ndarray], grid: np.ndarray, truth: np.ndarray,
+                 labels: dict) -> go.Figure:
+    """A bar of the train / validation / test shares over a scatter of the points coloured by part.
+
+    labels: "train", "val", "test" (part names), "truth", "x", "y".
+    """
+    fig = make_subplots(rows=2, cols=1, row_heights=[0.16, 0.84], vertical_spacing=0.08)
+    n = sum(len(idx) for idx in parts.values())
+    for part, idx in parts.items():
+        share = len(idx) / n
+        fig.add_trace(go.Bar(
+            x=[share], y=[""], orientation="h", name=labels[part], marker_color=PART_COLORS[part],
+            text=f"{labels[part]} {share:.0%} · {len(idx)}", textposition="inside", insidetextanchor="middle",
+            hovertemplate=f"{labels[part]}: {len(idx)} ({share:.0%})<extra></extra>", showlegend=False), row=1, col=1)
+        fig.add_trace(go.Scatter(
+            x=x[idx], y=y[idx], mode="markers", name=labels[part], marker=dict(color=PART_COLORS[part], size=8),
+            hovertemplate=f"{labels[part]}<br>x=%{{x:.2f}}<br>y=%{{y:.2f}}<extra></extra>"), row=2, col=1)
+    fig.add_trace(go.Scatter(x=grid, y=truth, mode="lines", name=labels["truth"],
+                             line=dict(color=GUIDE_COLOR, dash="dash"), hoverinfo="skip"), row=2, col=1)
+    fig.update_layout(barmode="stack")
+    fig.update_xaxes(range=[0, 1], visible=False, row=1, col=1)
+    fig.update_yaxes(visible=False, row=1, col=1)
+    fig.update_xaxes(title_text=labels["x"], row=2, col=1)
+    fig.update_yaxes(title_text=labels["y"], row=2, col=1)
+    return compact_layout(fig, "", "", height=380)
+
+
+def padded_range(values: Sequence[float], pad: float = 0.15) -> tuple[float, float]:
+    """The values' extent widened by `pad` of its span at each end (a fixed axis for a moving curve)."""
+    lo, hi = float(np.min(values)), float(np.max(values))
+    span = hi - lo or 1.0
+    return lo - pad * span, hi + pad * span
+
+
+def cv_panels(x: np.ndarray, y: np.ndarray, fold_train: np.ndarray, fold_val: np.ndarray, test: np.ndarray,
+              grid: np.ndarray, fold_pred: np.ndarray, truth: np.ndarray, scores: Sequence[float], k: int,
+              labels: dict) -> list[dict]:
+    """One CV frame: the fold's points and fitted curve, and the fold scores so far (mean ± std when all are in).
+
+    labels: "fold_title", "scores_title", "x", "fold", "mse", "train", "val", "test", "mean".
+    """
+    y_range = padded_range(y)
+    fit = xy_panel(labels["fold_title"], [
+        series(grid, truth, color=GUIDE_COLOR, dash=True, width=1.5),
+        series(x[test], y[test], kind="points", color=HOLDOUT_COLOR, size=2.5, label=labels["test"]),
+        series(x[fold_train], y[fold_train], kind="points", color=TRAIN_COLOR, size=3.5, label=labels["train"]),
+        series(x[fold_val], y[fold_val], kind="points", color=VAL_COLOR, size=5, label=labels["val"]),
+        series(grid, fold_pred, color=FIT_COLOR, width=2),
+    ], x_range=(grid[0], grid[-1]), y_range=y_range, x_label=labels["x"], width=TWO_UP[0], height=TWO_UP[1])
+    folds = np.arange(1, len(scores) + 1)
+    lines = [series(folds, scores, kind="points", color=VAL_COLOR, size=5)]
+    if len(scores) == k:
+        mean, std = float(np.mean(scores)), float(np.std(scores))
+        ends = [0.5, k + 0.5]
+        lines += [series(ends, [mean, mean], color=FIT_COLOR, label=labels["mean"]),
+                  series(ends, [mean - std] * 2, color=GUIDE_COLOR, dash=True, width=1),
+                  series(ends, [mean + std] * 2, color=GUIDE_COLOR, dash=True, width=1)]
+    top = max(scores) * 1.25 if len(scores) else 1.0
+    bars = xy_panel(labels["scores_title"], lines, x_range=(0.5, k + 0.5), y_range=(0, top), x_label=labels["fold"],
+                    y_label=labels["mse"], width=TWO_UP[0], height=TWO_UP[1])
+    return [fit, bars]
+
+
+# ---------- capacity ----------
+def _vline(x: float, color: str, dash: str, text: str, anchor: str) -> tuple[dict, dict]:
+    """A full-height vertical line at x and its label at the bottom, as plain layout dicts.
+
+    (fig.add_vline validates a copy of the whole layout per call: ~40 ms; dicts cost nothing.)
+    """
+    shape = dict(type="line", x0=x, x1=x, y0=0, y1=1, xref="x", yref="paper", line=dict(color=color, dash=dash))
+    note = dict(x=x, y=0, xref="x", yref="paper", text=text, showarrow=False, xanchor=anchor, yanchor="bottom",
+                font=dict(size=11, color=color))
+    return shape, note
+
+
+def sweep_figure(degrees: np.ndarray, train: np.ndarray, val: np.ndarray, new: np.ndarray, best: int, chosen: int,
+                 interpolating: int | None, labels: dict) -> go.Figure:
+    """Training, validation and new-data error against polynomial degree (log scale), best and chosen marked.
+
+    Left of the best validation degree is shaded as under-fitting, right of it as over-fitting.
+    labels: "degree", "mse", "train", "val", "new", "best", "chosen", "under", "over", "interpolating".
+    """
+    floor = 1e-6  # an interpolating fit has training error ~1e-15: drawn at the bottom of the axis
+    traces = [go.Scatter(x=degrees, y=np.maximum(values, floor), mode="lines+markers", name=name,
+                         line=dict(color=color, width=2, dash=dash), marker=dict(size=5),
+                         hovertemplate=f"{labels['degree']} %{{x}}<br>{name}: %{{y:.4g}}<extra></extra>")
+              for values, name, color, dash in ((train, labels["train"], TRAIN_COLOR, None),
+                                                (val, labels["val"], VAL_COLOR, None),
+                                                (new, labels["new"], NEW_COLOR, "dot"))]
+    lo, hi = degrees[0] - 0.5, degrees[-1] + 0.5
+    shapes = [dict(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref="x", yref="paper", fillcolor=color, opacity=0.06,
+                   line_width=0, layer="below") for x0, x1, color in ((lo, best, TRAIN_COLOR), (best, hi, VAL_COLOR))]
+    notes = [dict(x=x, y=1, xref="x", yref="paper", text=text, showarrow=False, xanchor=anchor, yanchor="top",
+                  font=dict(size=11, color=GUIDE_COLOR)) for x, text, anchor in ((lo, labels["under"], "left"),
+                                                                                  (hi, labels["over"], "right"))]
+    marks = [_vline(best, VAL_COLOR, "dash", labels["best"], "left")]
+    if chosen != best and degrees[0] <= chosen <= degrees[-1]:
+        marks.append(_vline(chosen, FIT_COLOR, "dot", labels["chosen"], "right"))
+    shapes += [shape for shape, _ in marks]
+    notes += [note for _, note in marks]
+    if interpolating is not None:
+        notes.append(dict(x=interpolating, y=np.log10(floor), xref="x", yref="y", text=labels["interpolating"],
+                          showarrow=True, ax=-40, ay=-40, font=dict(size=11)))
+    fig = go.Figure(traces, layout=dict(shapes=shapes, annotations=notes))
+    fig.update_yaxes(type="log", dtick=1)  # a tick per decade
+    fig.update_xaxes(range=[lo, hi], dtick=1 if len(degrees) <= 12 else 2)
+    return compact_layout(fig, labels["degree"], labels["mse"], height=340)
+
+
+def fit_figure(x: np.ndarray, y: np.ndarray, parts: dict[str, np.ndarray], grid: np.ndarray, pred: np.ndarray,
+               truth: np.ndarray, labels: dict) -> go.Figure:
+    """The points by part, the true curve and one fitted curve (clipped to the data's height).
+
+    labels: "train", "val", "test", "truth", "fit", "x", "y".
+    """
+    fig = go.Figure()
+    for part, idx in parts.items():
+        fig.add_trace(go.Scatter(x=x[idx], y=y[idx], mode="markers", name=labels[part],
+                                 marker=dict(color=PART_COLORS[part], size=7)))
+    fig.add_trace(go.Scatter(x=grid, y=truth, mode="lines", name=labels["truth"],
+                             line=dict(color=GUIDE_COLOR, dash="dash"), hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=grid, y=pred, mode="lines", name=labels["fit"], line=dict(color=FIT_COLOR, width=2)))
+    fig.update_yaxes(range=list(padded_range(y)))
+    return compact_layout(fig, labels["x"], labels["y"], height=340)
+
+
+# ---------- live training ----------
+def thin(history: list[dict], max_points: int = MAX_CURVE_POINTS) -> list[dict]:
+    """At most max_points records, evenly spread, always keeping the first and the latest."""
+    if len(history) <= max_points:
+        return history
+    idx = np.unique(np.linspace(0, len(history) - 1, max_points).round().astype(int))
+    return [history[i] for i in idx]
+
+
+def fit_panel(x_train: np.ndarray, y_train: np.ndarray, x_val: np.ndarray, y_val: np.ndarray, grid: np.ndarray,
+              pred: np.ndarray, truth: np.ndarray, y_range: tuple[float, float], labels: dict,
+              size: tuple[int, int] = TWO_UP) -> dict:
+    """The network's curve now, over the training and validation points. labels: "title", "train", "val", "x"."""
+    return xy_panel(labels["title"], [
+        series(grid, truth, color=GUIDE_COLOR, dash=True, width=1.5),
+        series(x_train, y_train, kind="points", color=TRAIN_COLOR, size=3.5, label=labels["train"]),
+        series(x_val, y_val, kind="points", color=VAL_COLOR, size=4.5, label=labels["val"]),
+        series(grid, pred, color=FIT_COLOR, width=2),
+    ], x_range=(grid[0], grid[-1]), y_range=y_range, x_label=labels["x"], width=size[0], height=size[1])
+
+
+def curves_panel(history: list[dict], key: str, best_epoch: int | None, labels: dict, log_y: bool = False,
+                 y_range: tuple[float, float] | None = None, size: tuple[int, int] = TWO_UP) -> dict:
+    """history[f"train_{key}"] and history[f"val_{key}"] against epoch, a vertical line at the best epoch.
+
+    labels: "title", "train", "val", "epoch", "best".
+    """
+    pick = thin(history)
+    epochs = [h["epoch"] for h in pick]
+    lines = [series(epochs, [h[f"train_{key}"] for h in pick], color=TRAIN_COLOR, label=labels["train"]),
+             series(epochs, [h[f"val_{key}"] for h in pick], color=VAL_COLOR, label=labels["val"])]
+    if best_epoch is not None:
+        values = [h[f"{part}_{key}"] for h in pick for part in ("train", "val")]
+        lo, hi = y_range or (min(values), max(values))
+        lo = max(lo, 1e-12) if log_y else lo  # a vertical line on a log axis must stay above zero
+        lines.append(series([best_epoch, best_epoch], [lo, hi], color=FIT_COLOR, dash=True, width=1.5,
+                            label=labels["best"]))
+    return xy_panel(labels["title"], lines, x_range=(0, max(epochs[-1], 1)), y_range=y_range,
+                    x_label=labels["epoch"], log_y=log_y, width=size[0], height=size[1])
+
+
+def weights_panel(weights: np.ndarray, labels: dict, bins: int = 41, size: tuple[int, int] = THREE_UP) -> dict:
+    """Histogram of the weights as a step line; the weights that are exactly 0 drawn as a red spike.
+
+    labels: "title", "weight", "zero".
+    """
+    reach = max(float(np.abs(weights).max()), 1e-3)
+    edges = np.linspace(-reach, reach, bins + 1)
+    counts, _ = np.histogram(weights[weights != 0], edges)
+    step_x = np.repeat(edges, 2)[1:-1]
+    step_y = np.repeat(counts, 2)
+    zeros = int((weights == 0).sum())
+    top = max(int(counts.max()), zeros, 1)
+    return xy_panel(labels["title"], [
+        series(step_x, step_y, color=VAL_COLOR, width=1.5),
+        series([0, 0], [0, zeros], color="#d62728", width=3, label=labels["zero"]),
+    ], x_range=(-reach, reach), y_range=(0, top * 1.1), x_label=labels["weight"], width=size[0], height=size[1])
+
+
+def boundary_panel(grid_x: np.ndarray, grid_y: np.ndarray, predicted: np.ndarray, X: np.ndarray, y: np.ndarray,
+                   flipped: np.ndarray, reach: float, labels: dict) -> dict:
+    """Predicted class behind the training points; points whose label was flipped get a black ring.
+
+    grid_x, grid_y, predicted: flat arrays of the grid cells and their predicted class (0/1).
+    labels: "title".
+    """
+    lines = [series(grid_x[predicted == c], grid_y[predicted == c], kind="points", color=LIGHT[c], size=5.5)
+             for c in (0, 1)]
+    lines.append(series(X[flipped, 0], X[flipped, 1], kind="points", color="#000000", size=5))
+    lines += [series(X[y == c, 0], X[y == c, 1], kind="points", color=CLASS[c], size=3) for c in (0, 1)]
+    side = TWO_UP[1] + 20  # square, so the plane is not stretched
+    return xy_panel(labels["title"], lines, x_range=(-reach, reach), y_range=(-reach, reach), width=side, height=side)
+
+
+# ---------- leakage ----------
+def leak_figure(leaky: tuple[float, float], honest: tuple[float, float], labels: dict) -> go.Figure:
+    """Reported vs new-data accuracy of the leaky and the honest protocol, side by side.
+
+    leaky, honest: (reported, new). labels: "leaky", "honest", "reported", "new", "accuracy", "chance".
+    """
+    fig = go.Figure()
+    protocols = [labels["leaky"], labels["honest"]]
+    for i, (name, color) in enumerate(((labels["reported"], VAL_COLOR), (labels["new"], NEW_COLOR))):
+        values = [leaky[i], honest[i]]
+        fig.add_trace(go.Bar(x=protocols, y=values, name=name, marker_color=color,
+                             text=[f"{v:.0%}" for v in values], textposition="outside",
+                             hovertemplate=f"%{{x}}<br>{name}: %{{y:.1%}}<extra></extra>"))
+    fig.update_layout(barmode="group", bargap=0.3, shapes=[dict(
+        type="line", x0=0, x1=1, y0=0.5, y1=0.5, xref="paper", yref="y", line=dict(color=GUIDE_COLOR, dash="dot"))],
+        annotations=[dict(x=1, y=0.5, xref="paper", yref="y", text=labels["chance"], showarrow=False, xanchor="right",
+                          yanchor="top", font=dict(size=11, color=GUIDE_COLOR))])
+    fig.update_yaxes(range=[0, 1.12], tickformat=".0%")
+    return compact_layout(fig, "", labels["accuracy"], height=300)
+
+
+def spare_features_figure(example: dict, labels: dict) -> go.Figure:
+    """Scenario 1: the two spare measurements of training, test and new hospitals.
+
+    labels: "train", "test", "new", "u", "v".
+    """
+    fig = go.Figure()
+    for part, color in (("new", NEW_COLOR), ("train", TRAIN_COLOR), ("test", HOLDOUT_COLOR)):
+        pts = example[part]
+        fig.add_trace(go.Scatter(x=pts[:, 0], y=pts[:, 1], mode="markers", name=labels[part],
+                                 marker=dict(color=color, size=4, opacity=0.6)))
+    return compact_layout(fig, labels["u"], labels["v"], height=300)
+
+
+def records_figure(example: dict, labels: dict, people: int = 16) -> go.Figure:
+    """Scenario 2: which records of the first people are tested, under a random and under a group split.
+
+    labels: "random", "group", "person", "record", "train", "test".
+    """
+    fig = make_subplots(rows=1, cols=2, subplot_titles=[labels["random"], labels["group"]], horizontal_spacing=0.1)
+    scale = [[0, TRAIN_COLOR], [1, HOLDOUT_COLOR]]
+    for col, key in ((1, "random_test"), (2, "group_test")):
+        z = example[key][:people].astype(int)
+        fig.add_trace(go.Heatmap(z=z, colorscale=scale, zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
+                                 customdata=np.where(z == 1, labels["test"], labels["train"]),
+                                 hovertemplate=f"{labels['person']} %{{y}} · {labels['record']} %{{x}}: "
+                                               "%{customdata}<extra></extra>"), row=1, col=col)
+        fig.update_xaxes(title_text=labels["record"], row=1, col=col)
+    fig.update_yaxes(title_text=labels["person"], autorange="reversed", row=1, col=1)
+    fig.update_yaxes(autorange="reversed", row=1, col=2)
+    return compact_layout(fig, "", "", height=300)
+
+
+def timeline_figure(example: dict, labels: dict, days: int = 420) -> go.Figure:
+    """Scenario 3: the weather regime over the last days of the pool, with each split's days marked.
+
+    labels: "shuffled", "future", "train", "test", "day", "regime".
+    """
+    y = example["y"]
+    t = np.arange(len(y))[-days:]
+    fig = go.Figure(go.Scatter(x=t, y=y[t], mode="lines", line=dict(color=FIT_COLOR, shape="hv", width=1.5),
+                               name=labels["regime"]))
+    rows = ((example["shuffled_test"], 1.15, labels["shuffled"], "test"),
+            (example["future_train"], 1.3, labels["future"], "train"),
+            (example["future_test"], 1.3, labels["future"], "test"))
+    for mask, height, split_name, part in rows:
+        marked = t[mask[t]]
+        fig.add_trace(go.Scatter(x=marked, y=np.full(len(marked), height), mode="markers",
+                                 name=f"{split_name} · {labels[part]}",
+                                 marker=dict(symbol="line-ns-open", size=9, color=PART_COLORS[part])))
+    fig.update_yaxes(range=[-0.2, 1.45], tickvals=[0, 1])
+    return compact_layout(fig, labels["day"], labels["regime"], height=300)

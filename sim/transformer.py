@@ -1,0 +1,201 @@
+"""A tiny GPT (nanoGPT layout, pre-norm blocks) and its stepwise trainer for the attention lab."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from sim.attention import MultiHeadAttention
+from sim.threads import single_thread
+
+IGNORE = -100  # targets that are not scored (cross_entropy's ignore_index)
+ACTIVATIONS = {"gelu": nn.GELU, "relu": nn.ReLU}
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    vocab_size: int  # number of distinct tokens
+    block_size: int  # longest sequence the model reads (rows of the position embedding)
+    n_layer: int  # transformer blocks
+    n_head: int  # attention heads per block; must divide d_model
+    d_model: int  # width of every token's vector
+    d_ff: int  # width of the feed-forward hidden layer (usually 4 * d_model)
+    causal: bool = True  # mask the future; False lets every position read the whole sequence
+    dropout: float = 0.0  # on the embeddings and on each sub-layer's output
+
+
+class FeedForward(nn.Module):
+    """Position-wise MLP: up-projection, non-linearity, down-projection; tokens do not mix here."""
+
+    def __init__(self, d_model: int, d_ff: int, activation: str = "gelu"):
+        super().__init__()
+        self.up = nn.Linear(d_model, d_ff)
+        self.act = ACTIVATIONS[activation]()
+        self.down = nn.Linear(d_ff, d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down(self.act(self.up(x)))  # (B, T, C) -> (B, T, d_ff) -> (B, T, C)
+
+
+class Block(nn.Module):
+    """Pre-norm transformer block: each sub-layer reads a normalised copy and adds its result back."""
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(config.d_model)
+        self.attn = MultiHeadAttention(config.d_model, config.n_head, causal=config.causal)
+        self.ln2 = nn.LayerNorm(config.d_model)
+        self.ffn = FeedForward(config.d_model, config.d_ff)
+        self.drop = nn.Dropout(config.dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.drop(self.attn(self.ln1(x)))  # (B, T, C)
+        x = x + self.drop(self.ffn(self.ln2(x)))  # (B, T, C)
+        return x
+
+
+class TinyTransformer(nn.Module):
+    """Token + position embeddings, n_layer blocks, final norm, and a head giving next-token logits."""
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        self.config = config
+        self.tok_emb = nn.Embedding(config.vocab_size, config.d_model)
+        self.pos_emb = nn.Embedding(config.block_size, config.d_model)
+        self.drop = nn.Dropout(config.dropout)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.ln_f = nn.LayerNorm(config.d_model)
+        self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        B, T = idx.shape
+        if T > self.config.block_size:
+            raise ValueError("invalid:too_long")
+        pos = torch.arange(T, device=idx.device)
+        x = self.drop(self.tok_emb(idx) + self.pos_emb(pos))  # (B, T, C)
+        for block in self.blocks:
+            x = block(x)  # (B, T, C)
+        return self.lm_head(self.ln_f(x))  # (B, T, vocab)
+
+    @torch.no_grad()
+    def generate(self, idx: torch.Tensor, max_new_tokens: int, greedy: bool = True, temperature: float = 1.0,
+                 generator: torch.Generator | None = None) -> torch.Tensor:
+        """Append max_new_tokens tokens to idx (B, T), each from the logits at the last position."""
+        for _ in range(max_new_tokens):
+            logits = self(idx[:, -self.config.block_size:])[:, -1, :]  # (B, vocab)
+            if greedy:
+                nxt = logits.argmax(dim=-1, keepdim=True)  # (B, 1)
+            else:
+                probs = torch.softmax(logits / temperature, dim=-1)
+                nxt = torch.multinomial(probs, 1, generator=generator)  # (B, 1)
+            idx = torch.cat([idx, nxt], dim=1)
+        return idx
+
+    def attention_maps(self) -> list[torch.Tensor]:
+        """Each block's attention weights (B, H, T, T) from the last forward pass."""
+        return [block.attn.last_weights for block in self.blocks]
+
+
+class LMTrainer:
+    """Trains a TinyTransformer on a task (sim.tasks.Task) a few steps at a time; records the loss of every step."""
+
+    def __init__(self, config: TransformerConfig, task, lr: float = 3e-3, batch_size: int = 32, seed: int = 0):
+        self.config, self.task, self.batch_size, self.lr = config, task, batch_size, lr
+        with torch.random.fork_rng():  # a seeded init without touching other users' global RNG
+            torch.manual_seed(seed)
+            self.model = TinyTransformer(config)
+        self.generator = torch.Generator().manual_seed(seed)  # draws the training batches
+        # fused: one kernel per step for all parameters, which saves a sixth of a tiny model's step time
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr, fused=True)
+        self.steps = 0
+        self.history: list[dict] = []  # {"step": int, "loss": float} per optimizer step
+        self.diverged = False
+
+    def step(self, n: int = 1) -> None:
+        """n optimizer steps on fresh batches; stops for good when the loss is no longer finite."""
+        self.model.train()
+        with single_thread():
+            for _ in range(n):
+                if self.diverged:
+                    return
+                self._step()
+
+    def _step(self) -> None:
+        x, y = self.task.batch(self.batch_size, self.generator)
+        logits = self.model(x)  # (B, T, vocab)
+        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1), ignore_index=IGNORE)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        self.steps += 1
+        value = loss.item()
+        self.diverged = not math.isfinite(value)
+        self.history.append({"step": self.steps, "loss": value})
+
+    @torch.no_grad()
+    def attention(self, text: str) -> list[torch.Tensor]:
+        """Per layer, the (H, T, T) attention weights of the model reading `text` (the last block_size tokens)."""
+        self.model.eval()
+        with single_thread():
+            self.model(torch.tensor([self.task.vocab.encode(text)[-self.config.block_size:]]))
+        return [w[0] for w in self.model.attention_maps()]
+
+    def complete(self, prompt: str, n: int, greedy: bool = True, temperature: float = 1.0, seed: int = 0) -> str:
+        """The model's continuation of `prompt` by n tokens."""
+        self.model.eval()
+        idx = torch.tensor([self.task.vocab.encode(prompt)])
+        with single_thread():
+            out = self.model.generate(idx, n, greedy=greedy, temperature=temperature,
+                                      generator=torch.Generator().manual_seed(seed))
+        return self.task.vocab.decode(out[0, idx.size(1):])
+
+    @torch.no_grad()
+    def generation_accuracy(self, n: int = 64, seed: int = 12345) -> float:
+        """Share of n fresh prompts the model answers exactly right when generating greedily (generated tasks)."""
+        self.model.eval()
+        prompts = self.task.random_prompts(n, torch.Generator().manual_seed(seed))
+        idx = torch.tensor([self.task.vocab.encode(self.task.prompt_text(p)) for p in prompts])
+        answers = [self.task.answer(p) for p in prompts]
+        with single_thread():
+            out = self.model.generate(idx, len(answers[0]))[:, idx.size(1):]
+        return sum(self.task.vocab.decode(row) == a for row, a in zip(out, answers)) / n
+
+    def curve(self, max_points: int = 300) -> tuple[list[int], list[float]]:
+        """The loss history averaged over consecutive buckets, at most max_points (step of each bucket's end)."""
+        n = len(self.history)
+        if n == 0:
+            return [], []
+        edges = [round(i * n / min(n, max_points)) for i in range(min(n, max_points) + 1)]
+        losses = [h["loss"] for h in self.history]
+        return ([self.history[b - 1]["step"] for b in edges[1:]],
+                [sum(losses[a:b]) / (b - a) for a, b in zip(edges[:-1], edges[1:])])
+
+    def recent_loss(self, k: int = 20) -> float | None:
+        """Mean loss of the last k steps (single batches are noisy)."""
+        tail = [h["loss"] for h in self.history[-k:]]
+        return sum(tail) / len(tail) if tail else None
+
+
+# ---------- the notes' FFN example: x = [1, 2] -> h = [5, 2] -> y = [5, 9] ----------
+# The notes' text keeps x, h and y but lost its weight matrices (a formula image); these 2×2 weights reproduce them.
+NOTES_FFN_X = (1.0, 2.0)
+NOTES_W_UP = ((1.0, 2.0), (2.0, 0.0))  # (d, h), used as x @ W_up: [1, 2] -> [1 + 4, 2 + 0] = [5, 2]
+NOTES_W_DOWN = ((1.0, 1.0), (0.0, 2.0))  # (h, d): [5, 2] -> [5 + 0, 5 + 4] = [5, 9]
+
+
+@torch.no_grad()
+def notes_ffn() -> tuple[FeedForward, dict[str, torch.Tensor]]:
+    """A FeedForward(2, 2, relu) holding the notes' weights (no biases), its stages on x = [1, 2], and the weights."""
+    ffn = FeedForward(2, 2, activation="relu")
+    ffn.up.weight.copy_(torch.tensor(NOTES_W_UP).T)  # nn.Linear stores (out, in)
+    ffn.down.weight.copy_(torch.tensor(NOTES_W_DOWN).T)
+    ffn.up.bias.zero_()
+    ffn.down.bias.zero_()
+    x = torch.tensor(NOTES_FFN_X)
+    h = ffn.up(x)
+    a = ffn.act(h)
+    return ffn, {"x": x, "w_up": ffn.up.weight.T.detach(), "h": h, "relu": a, "w_down": ffn.down.weight.T.detach(),
+                 "y": ffn.down(a)}

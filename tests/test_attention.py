@@ -1,0 +1,162 @@
+"""Attention engine against PyTorch's own attention, and the notes' worked numbers."""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from sim.attention import (
+    NOTES_SCORES,
+    NOTES_VALUES,
+    MultiHeadAttention,
+    attend_row,
+    causal_mask,
+    make_mask,
+    row_entropy,
+    run_pipeline,
+    scaled_dot_product,
+    sliding_window_mask,
+    softmax_naive,
+    softmax_stable,
+)
+
+
+def qkv(B=2, H=3, T=7, d=5, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(B, H, T, d, generator=g) for _ in range(3)]
+
+
+def test_causal_mask_is_the_notes_lower_triangle():
+    expected = torch.tensor([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]], dtype=torch.bool)
+    assert torch.equal(causal_mask(4), expected)
+
+
+def test_sliding_window_masks():
+    causal = sliding_window_mask(5, 2)
+    assert causal[3].tolist() == [False, False, True, True, False]  # itself and one before
+    both = sliding_window_mask(5, 2, causal=False)
+    assert both[2].tolist() == [False, True, True, True, False]
+    assert torch.equal(sliding_window_mask(6, 6), causal_mask(6))  # a window as long as the sequence
+    with pytest.raises(ValueError):
+        sliding_window_mask(4, 0)
+
+
+@pytest.mark.parametrize("kind", ["none", "causal", "window", "causal_window"])
+def test_scaled_dot_product_matches_torch(kind):
+    q, k, v = qkv()
+    mask = make_mask(kind, 7, 3)
+    ours = scaled_dot_product(q, k, v, mask=mask)
+    if kind == "causal":
+        ref = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    else:
+        ref = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # bool attn_mask: True = take part
+    torch.testing.assert_close(ours.output, ref, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(ours.scores, q @ k.transpose(-2, -1) / math.sqrt(5))
+
+
+def test_custom_scale_matches_torch():
+    q, k, v = qkv()
+    ours = scaled_dot_product(q, k, v, scale=1.0)
+    torch.testing.assert_close(ours.output, F.scaled_dot_product_attention(q, k, v, scale=1.0), rtol=1e-5, atol=1e-5)
+
+
+def test_masked_weights_are_exact_zeros_and_rows_sum_to_one():
+    q, k, v = qkv()
+    w = scaled_dot_product(q, k, v, mask=sliding_window_mask(7, 2)).weights
+    assert torch.all(w[..., ~sliding_window_mask(7, 2)] == 0)
+    torch.testing.assert_close(w.sum(-1), torch.ones(2, 3, 7))
+
+
+def test_fully_masked_row_gives_zeros_not_nan():
+    q, k, v = qkv()
+    mask = causal_mask(7).clone()
+    mask[2] = False  # query 2 may look nowhere
+    out = scaled_dot_product(q, k, v, mask=mask)
+    assert not torch.isnan(out.weights).any() and not torch.isnan(out.output).any()
+    assert torch.all(out.weights[..., 2, :] == 0) and torch.all(out.output[..., 2, :] == 0)
+
+
+def copied_into_torch_mha(mha: MultiHeadAttention, d_model: int, n_heads: int) -> torch.nn.MultiheadAttention:
+    ref = torch.nn.MultiheadAttention(d_model, n_heads, batch_first=True)
+    with torch.no_grad():
+        ref.in_proj_weight.copy_(torch.cat([mha.q_proj.weight, mha.k_proj.weight, mha.v_proj.weight]))
+        ref.in_proj_bias.copy_(torch.cat([mha.q_proj.bias, mha.k_proj.bias, mha.v_proj.bias]))
+        ref.out_proj.weight.copy_(mha.o_proj.weight)
+        ref.out_proj.bias.copy_(mha.o_proj.bias)
+    return ref
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_multi_head_attention_matches_torch(causal):
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(12, 3, causal=causal)
+    ref = copied_into_torch_mha(mha, 12, 3)
+    x = torch.randn(2, 6, 12)
+    forbidden = ~causal_mask(6) if causal else None  # torch's bool attn_mask means "may not attend"
+    expected, weights = ref(x, x, x, attn_mask=forbidden, average_attn_weights=False)
+    torch.testing.assert_close(mha(x), expected, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(mha.last_weights, weights, rtol=1e-5, atol=1e-5)
+    assert mha.last_weights.shape == (2, 3, 6, 6)
+
+
+def test_multi_head_attention_with_a_window_matches_sdpa_on_its_projections():
+    torch.manual_seed(1)
+    mha = MultiHeadAttention(8, 2, causal=False)
+    x = torch.randn(1, 9, 8)
+    mask = sliding_window_mask(9, 3)
+    heads = [mha.heads(x, p) for p in (mha.q_proj, mha.k_proj, mha.v_proj)]  # (1, 2, 9, 4)
+    y = F.scaled_dot_product_attention(*heads, attn_mask=mask).transpose(1, 2).reshape(1, 9, 8)
+    torch.testing.assert_close(mha(x, mask=mask), mha.o_proj(y), rtol=1e-5, atol=1e-5)
+
+
+def test_heads_must_divide_the_width():
+    with pytest.raises(ValueError, match="invalid:heads"):
+        MultiHeadAttention(10, 3)
+
+
+@pytest.mark.parametrize("kind", ["none", "causal", "window", "causal_window"])
+def test_pipeline_is_the_module_forward(kind):
+    torch.manual_seed(2)
+    mha = MultiHeadAttention(8, 4, causal=False)
+    x = torch.randn(5, 8)
+    mask = make_mask(kind, 5, 2)
+    p = run_pipeline(mha, x, mask)
+    with torch.no_grad():
+        torch.testing.assert_close(p.output, mha(x[None], mask=mask)[0])
+    assert p.q.shape == (4, 5, 2) and p.raw.shape == (4, 5, 5) and p.concat.shape == (5, 8)
+    torch.testing.assert_close(p.scaled, p.raw / math.sqrt(2))
+    torch.testing.assert_close(p.concat[:, 2:4], p.heads_out[1])  # head 1 fills columns 2..3
+
+
+def test_pipeline_without_scaling_and_with_temperature():
+    torch.manual_seed(3)
+    mha = MultiHeadAttention(16, 1, causal=False)
+    x = torch.randn(6, 16)
+    sharp = run_pipeline(mha, x, None, scale_by_sqrt_d=False)
+    scaled = run_pipeline(mha, x, None)
+    hot = run_pipeline(mha, x, None, temperature=4.0)
+    torch.testing.assert_close(sharp.scaled, sharp.raw)
+    torch.testing.assert_close(hot.scaled, scaled.raw / 4 / 4)  # √16 = 4, then the temperature 4
+    assert row_entropy(sharp.weights).mean() < row_entropy(scaled.weights).mean() < row_entropy(hot.weights).mean()
+    with pytest.raises(ValueError):
+        run_pipeline(mha, x, None, temperature=0.0)
+
+
+def test_notes_softmax_and_weighted_sum():
+    weights, out = attend_row(torch.tensor(NOTES_SCORES), torch.tensor(NOTES_VALUES))
+    assert [round(w, 3) for w in weights.tolist()] == [0.844, 0.114, 0.042]
+    assert [round(o, 3) for o in out.tolist()] == [0.928, 0.270]
+
+
+def test_naive_softmax_overflows_and_the_stable_one_does_not():
+    big = torch.tensor([1000.0, 999.0, 998.0])
+    assert torch.isnan(softmax_naive(big)).all()
+    torch.testing.assert_close(softmax_stable(big), torch.softmax(big, dim=-1))
+    torch.testing.assert_close(softmax_stable(big), softmax_naive(big - 1000))
+    small = torch.tensor([2.0, 0.0, -1.0])
+    torch.testing.assert_close(softmax_naive(small), softmax_stable(small))
+
+
+def test_row_entropy_limits():
+    assert row_entropy(torch.tensor([1.0, 0.0, 0.0])).item() == 0
+    assert math.isclose(row_entropy(torch.full((4,), 0.25)).item(), math.log(4), rel_tol=1e-6)

@@ -1,0 +1,177 @@
+"""AppTest: the attention lab in both languages, its URL values, its worked numbers, training, bad input, fuzzing."""
+import random
+
+import pytest
+from apptools import open_lab, texts
+
+from ui.i18n import catalogue
+from ui.schemas.attention import SCHEMA
+
+ATT = "labs/attention.py"
+EN = catalogue("en")
+CHOICES = {p.name: p.choices for p in SCHEMA}
+
+
+def att_page(lang="en", **query):
+    return open_lab(ATT, lang, **query)
+
+
+def click(at, label_key: str, kind: str):
+    next(b for b in at.button if b.label == EN[label_key] and b.key.startswith(f"att.{kind}.")).click().run()
+    assert not at.exception, at.exception
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("section", CHOICES["section"])
+def test_every_section_in_both_languages(lang, section):
+    at = att_page(lang, section=section)
+    assert at.title[0].value == catalogue(lang)["att.title"]
+    assert not at.error or section == "examples"  # the examples show the overflow of the naive softmax
+
+
+def test_pipeline_figures_are_titled_with_their_shapes():
+    at = att_page(preset="four", d_model="8", heads="4")
+    assert at.text_input(key="att.text").value == "5 12 8 3"
+    assert at.select_slider(key="att.d_model").value == 8 and at.select_slider(key="att.heads").value == 4
+    titles = [c.proto.spec for c in at.get("plotly_chart")]
+    assert any("(4, 4, 2)" in s for s in titles)  # Q of the notes' example: 4 heads, 4 tokens, d_h = 2
+    assert any("(4, 4, 4)" in s for s in titles)  # the scores: one 4×4 matrix per head
+    assert any("(4, 8)" in s for s in titles)
+
+
+def test_url_values_and_bad_values_get_a_notice():
+    at = att_page(mask="causal_window", window="3", d_model="7", mask_extra="x", temperature="99", head="2")
+    assert at.segmented_control(key="att.mask").value == "causal_window"
+    assert at.slider(key="att.window").value == 3
+    assert at.select_slider(key="att.d_model").value == 8  # 7 is not offered: default
+    assert at.slider(key="att.temperature").value == 1.0
+    assert len(at.warning) == 2
+    assert at.query_params["mask"] == "causal_window" and at.query_params["d_model"] == "8"
+    assert "window=3" in at.code[-1].value
+
+
+def test_heads_that_do_not_divide_the_width_get_a_message():
+    at = att_page(d_model="6", heads="4")
+    assert EN["att.invalid_heads"].format(h=4, d=6) in texts(at)
+    assert not at.get("plotly_chart")
+
+
+def test_one_head_and_too_many_tokens():
+    at = att_page(heads="4", d_model="16")
+    at.segmented_control(key="att.head").set_value("3").run()
+    at.text_input(key="att.text").set_value(" ".join(f"w{i}" for i in range(40))).run()
+    assert not at.exception
+    assert EN["att.too_many_tokens"].format(n=40, max=32) in texts(at)
+    at.text_input(key="att.text").set_value("   ").run()
+    assert EN["att.no_tokens"] in texts(at)
+    at.text_input(key="att.text").set_value("猫追狗").run()
+    at.select_slider(key="att.heads").set_value(2).run()  # head 3 no longer exists: back to all heads
+    assert not at.exception and at.segmented_control(key="att.head").value == "all"
+
+
+def test_the_text_survives_switching_sections_and_a_preset_replaces_it():
+    at = att_page()
+    at.text_input(key="att.text").set_value("狗追猫").run()
+    at.segmented_control(key="att.section").set_value("examples").run()
+    at.segmented_control(key="att.section").set_value("pipeline").run()
+    assert at.text_input(key="att.text").value == "狗追猫"
+    at.selectbox(key="att.preset").set_value("animal").run()
+    assert at.text_input(key="att.text").value.startswith("The animal")
+
+
+def test_the_notes_numbers_are_on_the_page():
+    at = att_page(section="examples")
+    page = texts(at) + "\n".join(c.value for c in at.code)
+    for number in ("0.844", "0.114", "0.042", "[0.928, 0.270]", "[5, 2]", "[5, 9]", "[1, 2]"):
+        assert number in page, number
+    assert EN["att.ex.stable_nan"] in texts(at)
+    at.slider(key="att.big").set_value(10).run()
+    assert EN["att.ex.stable_ok"] in texts(at) and not at.error
+
+
+def test_step_trains_and_reset_starts_over():
+    at = att_page(section="train", speed="2")
+    click(at, "att.step", "train")
+    click(at, "att.step", "train")
+    (trainer,) = at.session_state["att.train"]
+    assert trainer.steps == 4 and trainer.config.causal
+    click(at, "att.reset", "train")
+    assert at.session_state["att.train"][0].steps == 0
+
+
+def test_the_mask_toggle_builds_an_open_model():
+    at = att_page(section="train", causal="0", task="reverse", layers="2", t_heads="4")
+    (trainer,) = at.session_state["att.train"]
+    assert not trainer.config.causal and trainer.config.n_layer == 2 and trainer.config.n_head == 4
+
+
+def test_compare_trains_a_causal_and_an_open_model_on_scored_prompts():
+    at = att_page(section="compare", task="sort", speed="10")
+    click(at, "att.step", "compare")
+    causal, open_ = at.session_state["att.compare"]
+    assert causal.config.causal and not open_.config.causal
+    assert causal.steps == open_.steps == 10 and causal.task.score_prompt
+    assert EN["att.compare_explain"][:30] in texts(at)
+
+
+def test_bad_probe_and_short_training_text_keep_what_the_user_had():
+    at = att_page(section="train")
+    at.text_input(key="att.probe.copy.5").set_value("xyz").run()
+    assert EN["att.bad_probe"].format(n=5, letters="abcdefgh") in texts(at)
+    at.selectbox(key="att.task").set_value("text").run()
+    trainer = at.session_state["att.train"][0]
+    assert trainer.task.name == "text"
+    at.text_area(key="att.train_text").set_value("short").run()
+    assert not at.exception
+    assert EN["att.invalid.text_short"].format(n=18) in texts(at)
+    assert at.session_state["att.train"][0] is trainer  # nothing the user had is lost
+
+
+def test_a_diverged_run_says_so_and_reset_recovers():
+    at = att_page(section="train")
+    at.session_state["att.train"][0].diverged = True
+    at.run()
+    assert EN["att.diverged"].format(lr=0.003) in texts(at)
+    assert all(b.disabled for b in at.button if b.key in ("att.train.play", "att.train.step"))
+    click(at, "att.reset", "train")
+    assert not at.session_state["att.train"][0].diverged and not at.error
+
+
+STRINGS = ["", " ", "猫", "a b c", "🙂🙂", "x" * 400, "狗追猫 the cat", "abcde", "hhhhh", "\n\t"]
+
+
+def _fuzz_once(w, rng):
+    """Set a widget to a random value, favouring the ends of its range (where things break)."""
+    kind = type(w).__name__
+    if kind in ("Selectbox", "ButtonGroup"):  # raw values (AppTest cannot map translated labels back)
+        name = w.key.removeprefix("att.")
+        return w.set_value(rng.choice(("all", "1") if name == "head" else CHOICES[name]))
+    if kind == "Toggle":
+        return w.set_value(rng.random() < 0.5)
+    if kind in ("TextInput", "TextArea"):
+        return w.set_value(rng.choice(STRINGS))
+    if kind == "SelectSlider":
+        return w.set_value(type(w.value)(rng.choice([w.options[0], w.options[-1], rng.choice(w.options)])))
+    lo, hi = w.min, w.max
+    if isinstance(w.value, float):
+        return w.set_value(rng.choice([lo, hi, round(rng.uniform(lo, hi), 1)]))
+    return w.set_value(rng.choice([int(lo), int(hi), rng.randint(int(lo), int(hi))]))
+
+
+def test_fuzz_every_widget():
+    rng = random.Random(3)
+    at = att_page()
+    for section in ("pipeline", "examples", "train", "compare", "pipeline"):
+        at.segmented_control(key="att.section").set_value(section).run()
+        for i in range(12):
+            widgets = [w for kind in ("slider", "select_slider", "selectbox", "number_input", "toggle", "text_input",
+                                      "text_area", "segmented_control")
+                       for w in getattr(at, kind)
+                       if w.key and w.key.startswith("att.") and w.key != "att.section" and not w.disabled]
+            w = rng.choice(widgets)
+            _fuzz_once(w, rng).run()
+            assert not at.exception, (section, i, w.key, w.value, at.exception)
+            for kind in ("train", "compare"):
+                if f"att.{kind}" in at.session_state and rng.random() < 0.3:
+                    for trainer in at.session_state[f"att.{kind}"]:
+                        trainer.step(3)

@@ -1,0 +1,268 @@
+"""Generalisation engine: splits, K folds, the degree sweep, the live network, leakage, and their pictures."""
+import json
+
+import numpy as np
+import pytest
+import torch
+from sklearn.model_selection import KFold
+from sklearn.neighbors import KNeighborsClassifier
+
+from sim import leakage
+from sim.fit import FitConfig, FitTrainer
+from sim.generalization import (CurveData, cross_validate, curve_data, degree_sweep, flip_labels, kfold_indices, mse,
+                                poly_fit, three_way_split)
+from sim.plots import generalization as plots
+
+
+# ---------- splits and folds ----------
+@pytest.mark.parametrize("n,k", [(10, 2), (10, 3), (17, 5), (40, 10), (7, 7)])
+def test_kfold_validation_folds_are_disjoint_and_cover_every_index_once(n, k):
+    folds = kfold_indices(n, k, seed=3)
+    assert len(folds) == k
+    val = np.concatenate([v for _, v in folds])
+    assert sorted(val.tolist()) == list(range(n))  # each index validates exactly once
+    for tr, va in folds:
+        assert set(tr).isdisjoint(va) and len(tr) + len(va) == n
+    # the same fold sizes as scikit-learn's KFold
+    assert sorted(len(v) for _, v in folds) == sorted(len(v) for _, v in KFold(k).split(np.zeros(n)))
+
+
+def test_kfold_is_seeded_and_rejects_impossible_k():
+    a, b = kfold_indices(20, 4, 1), kfold_indices(20, 4, 1)
+    assert all(np.array_equal(x[1], y[1]) for x, y in zip(a, b))
+    assert not all(np.array_equal(x[1], y[1]) for x, y in zip(a, kfold_indices(20, 4, 2)))
+    for n, k in ((5, 1), (5, 6)):
+        with pytest.raises(ValueError):
+            kfold_indices(n, k, 0)
+
+
+def test_three_way_split_uses_the_articles_example_shares():
+    tr, va, te = three_way_split(100, 0.75, 0.10, seed=0)  # the article's split(data, ratio=[0.75, 0.10, 0.15])
+    assert (len(tr), len(va), len(te)) == (75, 10, 15)
+    assert sorted(np.concatenate([tr, va, te]).tolist()) == list(range(100))
+
+
+@pytest.mark.parametrize("train,val", [(0.8, 0.2), (0.9, 0.2), (0.0, 0.5)])
+def test_three_way_split_refuses_an_empty_part(train, val):
+    with pytest.raises(ValueError):
+        three_way_split(40, train, val, 0)
+
+
+def test_curve_data_keeps_test_and_new_data_apart():
+    data = curve_data(40, 0.5, 0.6, 0.2, 0)
+    assert (len(data.train), len(data.val), len(data.test)) == (24, 8, 8)
+    assert sorted(data.dev.tolist()) == sorted(np.concatenate([data.train, data.val]).tolist())
+    assert not np.isin(data.x_new, data.x).any()
+
+
+# ---------- polynomials, sweep, cross-validation ----------
+def test_poly_fit_matches_numpy_polyfit():
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-3, 3, 30)
+    y = np.sin(x) + rng.normal(0, 0.1, 30)
+    grid = np.linspace(-3, 3, 50)
+    for degree in (1, 3, 7):
+        np.testing.assert_allclose(poly_fit(x, y, degree)(grid), np.polyval(np.polyfit(x, y, degree), grid),
+                                   rtol=1e-6, atol=1e-8)
+
+
+def test_sweep_training_error_falls_and_degree_n_minus_1_interpolates():
+    data = curve_data(20, 0.5, 0.6, 0.2, 1)  # 12 training points
+    sweep = degree_sweep(data)
+    assert sweep.degrees[-1] == sweep.interpolating == 11
+    # nested least-squares models: a higher degree can only fit the training points better
+    assert np.all(np.diff(sweep.train) <= 1e-9)
+    assert sweep.train[-1] < 1e-12  # the seeds' example: n points, a degree n-1 polynomial through all of them
+    assert sweep.best == sweep.degrees[np.argmin(sweep.val)]
+    assert sweep.val[-1] > sweep.val.min() * 3  # chasing the noise costs on validation
+
+
+def test_sweep_of_many_points_stops_at_max_degree():
+    sweep = degree_sweep(curve_data(200, 0.3, 0.8, 0.1, 0), max_degree=12)
+    assert sweep.degrees[-1] == 12 and sweep.interpolating is None
+    assert sweep.new.argmin() + 1 in range(3, 9)  # the sine wants a middle degree, not 1, not 12
+
+
+def test_cross_validation_scores_every_dev_point_once_with_independent_fits():
+    data = curve_data(40, 0.5, 0.6, 0.2, 2)
+    folds = cross_validate(data, degree=3, k=4, seed=2)
+    validated = np.concatenate([f.val for f in folds])
+    assert sorted(validated.tolist()) == sorted(data.dev.tolist())
+    assert not np.isin(data.test, validated).any() and not any(np.isin(data.test, f.train).any() for f in folds)
+    for f in folds:
+        ref = np.polyval(np.polyfit(data.x[f.train], data.y[f.train], 3), data.x[f.val])
+        assert f.score == pytest.approx(np.mean((ref - data.y[f.val]) ** 2), rel=1e-6)
+
+
+def test_flip_labels_flips_exactly_the_share_asked():
+    y = np.arange(200) % 2
+    noisy, flipped = flip_labels(y, 0.25, 0)
+    assert flipped.sum() == 50 and np.all(noisy[flipped] == 1 - y[flipped]) and np.all(noisy[~flipped] == y[~flipped])
+    assert flip_labels(y, 0.0, 0)[1].sum() == 0
+    with pytest.raises(ValueError):
+        flip_labels(y, 1.5, 0)
+
+
+# ---------- the live network ----------
+def curve_run(config: FitConfig, data: CurveData | None = None) -> FitTrainer:
+    data = data or curve_data(40, 0.5, 0.6, 0.2, 0)
+    return FitTrainer(config, data.x[data.train], data.y[data.train], data.x[data.val], data.y[data.val])
+
+
+def test_first_update_is_torch_adam_on_the_l2_penalised_loss():
+    run = curve_run(FitConfig(hidden=(8, 8), lr=0.01, l2=0.01))
+    params = [p.detach().clone().requires_grad_() for p in run._params]
+    ref = torch.optim.Adam(params, lr=0.01)
+    x, t = run._x_all[:run.n_train], run._t_all[:run.n_train]
+    (w1, w2, w3, b1, b2, b3) = params
+    h = torch.tanh(torch.tanh(x @ w1 + b1) @ w2 + b2)
+    loss = torch.nn.functional.mse_loss(h @ w3 + b3, t) + 0.01 * sum((w * w).sum() for w in (w1, w2, w3))
+    loss.backward()
+    ref.step()
+    run.step(1)
+    for mine, theirs in zip(run._params, params):
+        torch.testing.assert_close(mine.detach(), theirs.detach())
+
+
+def test_early_stopping_restores_the_best_checkpoint():
+    run = curve_run(FitConfig(patience=30))
+    run.step(2000)
+    assert run.stopped and run.finished
+    assert run.epoch == run.best_epoch + 30
+    best = next(h for h in run.history if h["epoch"] == run.best_epoch)
+    assert min(h["val_loss"] for h in run.history) == best["val_loss"]
+    data = curve_data(40, 0.5, 0.6, 0.2, 0)
+    val = np.mean((run.predict(data.x[data.val]) - data.y[data.val]) ** 2)
+    assert val == pytest.approx(best["val_loss"], rel=1e-4)  # the model now is the best epoch's
+    epoch = run.epoch
+    run.step(10)
+    assert run.epoch == epoch  # a finished run does not train on
+
+
+def test_overfitting_shows_as_a_rising_validation_loss():
+    run = curve_run(FitConfig(max_epochs=1500))
+    run.step(1500)
+    last = run.history[-1]
+    assert run.finished and not run.stopped
+    assert last["train_loss"] < 0.5 * run.history[run.best_epoch]["train_loss"]
+    assert last["val_loss"] > 1.5 * run.best_val
+
+
+def test_l1_proximal_step_zeroes_weights_and_more_with_larger_lambda():
+    zeros = []
+    for l1 in (0.0, 1e-4, 1e-3):
+        run = curve_run(FitConfig(hidden=(16, 16), l1=l1, max_epochs=300))
+        run.step(300)
+        zeros.append(int((run.weights() == 0).sum()))
+    assert zeros[0] == 0 < zeros[1] < zeros[2]
+
+
+def test_l1_step_is_the_soft_threshold():
+    run = curve_run(FitConfig(hidden=(4, 4), l1=0.05, lr=0.01))
+    run.step(3)
+    before = [w.detach().clone() for w in run._weights]
+    run._l1_step()
+    for w0, w, v, step in zip(before, run._weights, run._v, run._steps):
+        threshold = 0.01 * 0.05 / ((v / (1 - 0.999 ** step)).sqrt() + 1e-8)
+        expected = torch.where(w0.abs() <= threshold, torch.zeros_like(w0), w0 - threshold * w0.sign())
+        torch.testing.assert_close(w.detach(), expected)
+
+
+def test_l2_and_dropout_shrink_the_overfit():
+    runs = {name: curve_run(FitConfig(lr=0.01, max_epochs=1000, **kw)) for name, kw in
+            (("none", {}), ("l2", {"l2": 0.01}), ("dropout", {"dropout": 0.3}))}
+    for run in runs.values():
+        run.step(1000)
+    data = curve_data(40, 0.5, 0.6, 0.2, 0)
+    new = {name: np.mean((r.predict(data.x_new) - data.y_new) ** 2) for name, r in runs.items()}
+    assert new["l2"] < new["none"] and new["dropout"] < new["none"]
+    assert np.linalg.norm(runs["l2"].weights()) < np.linalg.norm(runs["none"].weights())
+
+
+def test_label_noise_opens_a_gap_between_train_and_validation():
+    from sim.data import make_classification, split
+    gaps = []
+    for fraction in (0.0, 0.3):
+        X, y = make_classification("moons", 200, 0.15, 0)
+        tr, va = split(200, 0.5, 0)
+        noisy, _ = flip_labels(y[tr], fraction, 0)
+        run = FitTrainer(FitConfig(task="binary", lr=0.01, max_epochs=800), X[tr], noisy, X[va], y[va])
+        run.step(800)
+        last = run.history[-1]
+        assert 0 <= last["val_acc"] <= 1
+        gaps.append(last["train_acc"] - last["val_acc"])
+    assert gaps[1] > gaps[0] + 0.1
+
+
+def test_a_diverging_run_stops_with_the_best_weights():
+    run = curve_run(FitConfig(hidden=(8,)))
+    run.step(20)
+    best = run.weights() if run.best_epoch == run.epoch else None
+    with torch.no_grad():
+        run._weights[0].fill_(float("inf"))  # what an exploding update would leave behind
+    run.step(5)
+    assert run.diverged and run.finished and run.epoch == 20 and np.isfinite(run.weights()).all()
+    if best is not None:
+        np.testing.assert_array_equal(run.weights(), best)
+    data = curve_data(40, 0.5, 0.6, 0.2, 0)
+    huge = FitTrainer(FitConfig(hidden=(8,)), data.x[data.train], data.y[data.train] * 1e30,
+                      data.x[data.val], data.y[data.val])  # squared targets of 1e60 overflow float32
+    assert huge.diverged and huge.finished
+
+
+@pytest.mark.parametrize("bad", [{"task": "ranking"}, {"hidden": ()}, {"lr": 0.0}, {"l1": -1.0}, {"dropout": 1.0},
+                                 {"patience": -1}, {"max_epochs": 0}, {"activation": "gelu"}])
+def test_invalid_config_is_refused(bad):
+    with pytest.raises(ValueError):
+        FitConfig(**bad)
+
+
+# ---------- leakage ----------
+def test_knn_matches_scikit_learn():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 4)), rng.integers(0, 2, 200)
+    Q = rng.normal(size=(50, 4))
+    ref = KNeighborsClassifier(leakage.K_NEIGHBOURS).fit(X, y).predict(Q)
+    assert np.array_equal(leakage.knn_predict(X, y, Q), ref)
+
+
+@pytest.mark.parametrize("scenario,strong,neutral", [
+    (leakage.scaling_leak, 10.0, 1.0), (leakage.group_leak, 10, 1), (leakage.time_leak, 20, 2)])
+def test_each_leak_flatters_the_reported_score_and_vanishes_at_its_neutral_setting(scenario, strong, neutral):
+    leak = scenario(strong, 0)
+    assert leak.leaky.reported - leak.leaky.new > 0.1  # the leaky protocol promises more than new data give
+    assert abs(leak.honest.reported - leak.honest.new) < 0.06  # the honest one predicts new data
+    off = scenario(neutral, 0)
+    assert abs(off.leaky.reported - off.honest.reported) < 0.06  # nothing to leak: the protocols agree
+    assert abs(off.leaky.new - off.honest.new) < 0.06
+
+
+# ---------- pictures ----------
+def test_panels_are_plain_json_and_say_what_they_show():
+    run = curve_run(FitConfig(hidden=(8, 8), l1=1e-3, max_epochs=600))
+    run.step(600)
+    w = run.weights()
+    hist = plots.weights_panel(w, {"title": "w", "weight": "value", "zero": "0"})
+    assert hist["series"][1]["y"] == [0, int((w == 0).sum())] and (w == 0).sum() > 0
+    curves = plots.curves_panel(run.history, "loss", run.best_epoch, {"title": "", "train": "t", "val": "v",
+                                                                     "epoch": "e", "best": "b"}, log_y=True)
+    assert len(curves["series"][0]["x"]) <= plots.MAX_CURVE_POINTS and curves["series"][2]["x"] == [run.best_epoch] * 2
+    json.dumps([hist, curves])
+
+
+def test_figures_build_for_every_scenario():
+    labels = {k: k for k in ("leaky", "honest", "reported", "new", "accuracy", "chance", "train", "test", "u", "v",
+                             "random", "group", "person", "record", "shuffled", "future", "day", "regime")}
+    for make, builder in ((leakage.scaling_leak, plots.spare_features_figure),
+                          (leakage.group_leak, plots.records_figure), (leakage.time_leak, plots.timeline_figure)):
+        leak = make(2, 0)
+        builder(leak.example, labels).to_json()
+        plots.leak_figure((leak.leaky.reported, leak.leaky.new), (leak.honest.reported, leak.honest.new),
+                          labels).to_json()
+    data = curve_data(30, 0.5, 0.7, 0.15, 0)
+    sweep = degree_sweep(data)
+    fig = plots.sweep_figure(sweep.degrees, sweep.train, sweep.val, sweep.new, sweep.best, 3, sweep.interpolating,
+                             {k: k for k in ("degree", "mse", "train", "val", "new", "best", "chosen", "under", "over",
+                                             "interpolating")})
+    assert [tr.name for tr in fig.data] == ["train", "val", "new"]
+    assert mse(poly_fit(data.x, data.y, 3), data.x, data.y) > 0

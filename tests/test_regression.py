@@ -1,0 +1,309 @@
+"""Regression engine against independent references: numpy.linalg.lstsq, torch autograd, scikit-learn,
+and the course notes' worked example."""
+import random
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+from sim.regression import (
+    COND_LIMIT,
+    LOSSES,
+    GDConfig,
+    GDRun,
+    ModelConfig,
+    diagnose,
+    explain_step,
+    feature_map,
+    fit,
+    gd_step,
+    gradient,
+    least_squares,
+    loss_surface,
+    loss_value,
+    lr_limits,
+    polynomial_features,
+    regression_metrics,
+    robust_fit,
+    squared_loss_contours,
+)
+from sim.regression_data import DATASETS, make_dataset, parse_regression_csv
+from sim.upload import UploadError
+
+NOTES_X, NOTES_Y = np.array([[1.0], [2.0]]), np.array([2.0, 3.0])
+
+
+# ---------- the notes' worked example ----------
+def test_worked_example_one_step():
+    w, b = gd_step(np.zeros(1), 0.0, NOTES_X, NOTES_Y, 0.1)
+    np.testing.assert_allclose(w, [0.4])
+    assert b == pytest.approx(0.25)
+
+
+def test_worked_example_every_number():
+    s = explain_step(np.zeros(1), 0.0, NOTES_X, NOTES_Y, 0.1)
+    np.testing.assert_allclose(s.y_hat, [0, 0])
+    np.testing.assert_allclose(s.residuals, [-2, -3])
+    np.testing.assert_allclose(s.grad_w, [-4])  # (1/2)(−2·1 − 3·2): L = 1/(2n) Σ r², no factor 2
+    assert s.grad_b == pytest.approx(-2.5)
+    np.testing.assert_allclose(s.w_new, [0.4])
+    assert s.b_new == pytest.approx(0.25)
+    assert s.loss_before == pytest.approx((4 + 9) / 4) and s.loss_after < s.loss_before
+
+
+# ---------- least squares ----------
+@pytest.mark.parametrize("n,p,seed", [(50, 1, 0), (20, 3, 1), (200, 6, 2), (7, 6, 3)])
+def test_least_squares_matches_lstsq(n, p, seed):
+    rng = np.random.default_rng(seed)
+    X, y = rng.normal(size=(n, p)) * rng.uniform(0.1, 10, p), rng.normal(size=n)
+    w, b = least_squares(X, y)
+    ref, *_ = np.linalg.lstsq(np.hstack([X, np.ones((n, 1))]), y, rcond=None)
+    np.testing.assert_allclose(np.append(w, b), ref, rtol=1e-8, atol=1e-10)
+
+
+def test_least_squares_on_polynomial_features_matches_polyfit():
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-2, 2, 40)
+    y = x ** 3 - x + rng.normal(0, 0.1, 40)
+    w, b = least_squares(polynomial_features(x, 3), y)
+    np.testing.assert_allclose(np.append(w[::-1], b), np.polyfit(x, y, 3), rtol=1e-8)
+
+
+def test_underdetermined_fit_passes_through_every_point():
+    x = np.array([-1.0, 0.0, 0.5, 1.0, 2.0])
+    y = np.array([1.0, -1.0, 2.0, 0.0, 3.0])
+    w, b = least_squares(polynomial_features(x, 12), y)
+    np.testing.assert_allclose(polynomial_features(x, 12) @ w + b, y, atol=1e-8)
+
+
+def test_polynomial_features():
+    X = polynomial_features(np.array([2.0, -1.0]), 4)
+    np.testing.assert_array_equal(X, [[2, 4, 8, 16], [-1, 1, -1, 1]])
+    assert polynomial_features(np.arange(5.0), 12).shape == (5, 12)
+    with pytest.raises(ValueError):
+        polynomial_features(np.arange(3.0), 0)
+
+
+def test_standardised_feature_map():
+    x = np.random.default_rng(5).uniform(30, 150, (80, 1))
+    X = feature_map(x, 5, standardize=True)(x)
+    np.testing.assert_allclose(X.mean(axis=0), 0, atol=1e-9)
+    np.testing.assert_allclose(X.std(axis=0), 1, atol=1e-9)
+    np.testing.assert_array_equal(feature_map(x, 2, standardize=False)(x), polynomial_features(x, 2))
+
+
+# ---------- losses and gradients against torch autograd ----------
+def _torch_loss(r: torch.Tensor, loss: str, delta: float) -> torch.Tensor:
+    zero = torch.zeros_like(r)
+    if loss == "mse":
+        return 0.5 * F.mse_loss(r, zero)  # 1/(2n) Σ r²
+    if loss == "huber":
+        return F.huber_loss(r, zero, delta=delta)
+    return F.l1_loss(r, zero)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("seed", range(3))
+def test_gd_step_matches_torch_autograd(loss, seed):
+    rng = np.random.default_rng(seed)
+    X, y = rng.normal(size=(30, 4)), rng.normal(size=30) * 3
+    w, b, lr, delta = rng.normal(size=4), float(rng.normal()), 0.05, 0.8
+    tw = torch.tensor(w, requires_grad=True)
+    tb = torch.tensor(b, dtype=torch.float64, requires_grad=True)
+    value = _torch_loss(torch.tensor(X) @ tw + tb - torch.tensor(y), loss, delta)
+    value.backward()
+    w_new, b_new = gd_step(w, b, X, y, lr, loss, delta)
+    np.testing.assert_allclose(w_new, (tw - lr * tw.grad).detach().numpy(), rtol=1e-12)
+    assert b_new == pytest.approx(float((tb - lr * tb.grad).detach()), rel=1e-12)
+    assert loss_value(X @ w + b - y, loss, delta) == pytest.approx(value.item(), rel=1e-12)
+
+
+def test_default_gd_step_is_full_batch_squared_loss():
+    rng = np.random.default_rng(6)
+    X, y, w = rng.normal(size=(10, 2)), rng.normal(size=10), rng.normal(size=2)
+    gw, gb = gradient(w, 0.3, X, y)
+    r = X @ w + 0.3 - y
+    np.testing.assert_allclose(gw, X.T @ r / 10)
+    assert gb == pytest.approx(r.mean())
+
+
+# ---------- robust losses ----------
+@pytest.mark.parametrize("loss", ["huber", "mae"])
+def test_robust_fit_is_a_minimum(loss):
+    d = make_dataset("linear", 60, 0.3, 1, outliers=3, outlier_size=6)
+    X = polynomial_features(d.x, 2)
+    w, b = robust_fit(X, d.y, loss, 1.5)
+    best = loss_value(X @ w + b - d.y, loss, 1.5)
+    rng = np.random.default_rng(7)
+    for _ in range(50):  # no nearby parameters do better
+        dw, db = rng.normal(0, 1e-3, 2), rng.normal(0, 1e-3)
+        assert loss_value(X @ (w + dw) + b + db - d.y, loss, 1.5) >= best - 1e-12
+    if loss == "huber":  # smooth: the gradient vanishes
+        gw, gb = gradient(w, b, X, d.y, loss, 1.5)
+        np.testing.assert_allclose(np.append(gw, gb), 0, atol=1e-8)
+
+
+def test_huber_resists_an_outlier_that_drags_least_squares():
+    clean = make_dataset("linear", 40, 0.2, 3)
+    dirty = make_dataset("linear", 40, 0.2, 3, outliers=1, outlier_size=10)
+    assert dirty.outlier.sum() == 1 and np.array_equal(clean.x, dirty.x)
+    slopes = {}
+    for loss in ("mse", "huber"):
+        slopes[loss] = [fit(d.x, d.y, ModelConfig(loss=loss, delta=1.5)).w[0] for d in (clean, dirty)]
+    drag_ls = abs(slopes["mse"][1] - slopes["mse"][0])
+    drag_huber = abs(slopes["huber"][1] - slopes["huber"][0])
+    assert drag_ls > 0.1 and drag_huber < drag_ls / 3
+
+
+# ---------- diagnostics ----------
+def test_degree_twelve_on_five_points_is_underdetermined():
+    d = make_dataset("sine", 5, 0.1, 0)
+    result = fit(d.x, d.y, ModelConfig(degree=12))
+    assert ("underdetermined", {"n": 5, "k": 13}) in result.issues
+    assert np.isfinite(result.w).all()
+
+
+def test_raw_high_powers_are_ill_conditioned_and_standardising_helps():
+    d = make_dataset("area_price", 100, 0.3, 0)
+    raw = fit(d.x, d.y, ModelConfig(degree=8))
+    assert [code for code, _ in raw.issues] == ["ill_conditioned"]
+    assert float(raw.issues[0][1]["cond"]) > COND_LIMIT
+    assert fit(d.x, d.y, ModelConfig(degree=3, standardize=True)).issues == []
+
+
+def test_constant_column_and_overflow_are_reported():
+    X = np.column_stack([np.arange(10.0), np.ones(10)])
+    assert diagnose(X)[0] == ("constant_column", {"column": 2})
+    huge = np.linspace(-1, 1, 12)[:, None] * 1e300
+    assert fit(huge, np.arange(12.0), ModelConfig(degree=3)).issues == [("overflow", {})]
+
+
+@pytest.mark.parametrize("factor,converges", [(0.95, True), (1.05, False)])
+def test_lr_limit_separates_convergence_from_divergence(factor, converges):
+    d = make_dataset("linear", 30, 0.3, 2)
+    _, diverge = lr_limits(d.x)
+    run = GDRun(d.x, d.y, GDConfig(lr=factor * diverge))
+    run.step(3000)
+    assert run.diverged is not converges
+    if converges:
+        w, b = least_squares(d.x, d.y)
+        np.testing.assert_allclose(np.append(run.w, run.b), np.append(w, b), rtol=1e-3)
+
+
+def test_learning_rate_hundred_diverges_and_keeps_finite_parameters():
+    d = make_dataset("linear", 30, 0.3, 0)
+    run = GDRun(d.x, d.y, GDConfig(lr=100.0))
+    run.step(50)
+    assert run.diverged and run.epoch < 10
+    assert np.isfinite(run.w).all() and np.isfinite(run.history).all()
+    epoch = run.epoch
+    run.step(5)
+    assert run.epoch == epoch  # stopped for good
+
+
+def test_minibatch_gd_is_seeded_and_reaches_the_least_squares_fit():
+    d = make_dataset("quadratic", 80, 0.2, 4)
+    config = GDConfig(model=ModelConfig(degree=2, standardize=True), lr=0.05, batch_size=8, seed=3)
+    a, b = GDRun(d.x, d.y, config), GDRun(d.x, d.y, config)
+    a.step(300)
+    b.step(300)
+    np.testing.assert_array_equal(a.w, b.w)
+    ref = fit(d.x, d.y, config.model)
+    grid = np.linspace(-3, 3, 7)[:, None]
+    np.testing.assert_allclose(a.as_fit().predict(grid), ref.predict(grid), atol=0.1)
+    assert len(a.history) == len(a.path) == 301
+
+
+def test_metrics_match_scikit_learn():
+    rng = np.random.default_rng(8)
+    y, y_hat = rng.normal(size=50), rng.normal(size=50)
+    m = regression_metrics(y, y_hat)
+    assert m["mse"] == pytest.approx(mean_squared_error(y, y_hat))
+    assert m["rmse"] == pytest.approx(np.sqrt(mean_squared_error(y, y_hat)))
+    assert m["mae"] == pytest.approx(mean_absolute_error(y, y_hat))
+    assert m["r2"] == pytest.approx(r2_score(y, y_hat))
+    assert regression_metrics(np.ones(4), np.zeros(4))["r2"] is None
+
+
+def test_loss_surface_and_contours():
+    d = make_dataset("linear", 25, 0.4, 5)
+    w_grid, b_grid = np.linspace(-1, 3, 5), np.linspace(-2, 2, 4)
+    Z = loss_surface(d.x, d.y, w_grid, b_grid, "huber", 1.0)
+    assert Z.shape == (4, 5)
+    assert Z[2, 3] == pytest.approx(loss_value(w_grid[3] * d.x[:, 0] + b_grid[2] - d.y, "huber", 1.0))
+    levels = np.array([2.0, 5.0])
+    for level, (ws, bs) in zip(levels, squared_loss_contours(d.x, d.y, levels)):
+        on = [loss_value(w * d.x[:, 0] + b - d.y) for w, b in zip(ws, bs)]
+        np.testing.assert_allclose(on, level, rtol=1e-9)
+    assert squared_loss_contours(np.ones((5, 1)), np.arange(5.0), levels) == []
+
+
+# ---------- data ----------
+@pytest.mark.parametrize("name", DATASETS)
+def test_datasets_are_seeded_and_shaped(name):
+    a, b = make_dataset(name, 40, 0.3, 9), make_dataset(name, 40, 0.3, 9)
+    assert np.array_equal(a.x, b.x) and np.array_equal(a.y, b.y)
+    assert a.x.shape == (40, 2 if name == "temperature" else 1) and a.y.shape == (40,)
+    assert len(a.columns) == a.x.shape[1] + 1 and not a.outlier.any()
+    assert not np.array_equal(a.y, make_dataset(name, 40, 0.3, 10).y)
+
+
+def test_outliers_move_only_chosen_points_among_large_x():
+    clean = make_dataset("linear", 50, 0.2, 1)
+    dirty = make_dataset("linear", 50, 0.2, 1, outliers=3, outlier_size=4)
+    assert dirty.outlier.sum() == 3
+    np.testing.assert_allclose(dirty.y[~dirty.outlier], clean.y[~dirty.outlier])
+    np.testing.assert_allclose(dirty.y[dirty.outlier] - clean.y[dirty.outlier], 4 * clean.scale)
+    assert (dirty.x[dirty.outlier, 0] >= np.quantile(clean.x[:, 0], 0.69)).all()
+    assert make_dataset("linear", 2, 0.2, 1, outliers=5, outlier_size=1).outlier.sum() == 2
+
+
+def test_temperature_rows_are_consecutive_days():
+    d = make_dataset("temperature", 30, 0.3, 2)
+    np.testing.assert_array_equal(d.x[1:, 0], d.x[:-1, 1])  # yesterday becomes the day before
+    np.testing.assert_array_equal(d.x[1:, 1], d.y[:-1])  # tomorrow becomes yesterday
+    np.testing.assert_array_equal(np.diff(d.day), 1)
+
+
+# ---------- uploads ----------
+def _csv(header: str, rows) -> bytes:
+    return (header + "\n" + "\n".join(",".join(str(c) for c in row) for row in rows) + "\n").encode()
+
+
+def test_upload_one_and_two_inputs():
+    d = parse_regression_csv(_csv("area,price", [(30 + i, 2 * i + 1) for i in range(12)]))
+    assert d.x.shape == (12, 1) and d.columns == ("area", "price") and d.uploaded
+    d = parse_regression_csv(_csv("target,t1,t2", [(i, i % 5, i * 2) for i in range(12)]))
+    assert d.x.shape == (12, 2) and d.columns == ("t1", "t2", "target")
+    np.testing.assert_array_equal(d.y, np.arange(12))
+
+
+@pytest.mark.parametrize("raw,code", [
+    (_csv("x", [(i,) for i in range(12)]), "missing_columns"),
+    (_csv("a,b,c,y", [(i, i, i, i) for i in range(12)]), "too_many_columns"),
+    (_csv("x,y", [(1, i) for i in range(12)]), "constant_feature"),
+    (_csv("x,y", [(i, 4) for i in range(12)]), "constant_label"),
+    (_csv("x,y", [(i, i) for i in range(11)] + [("abc", 1)]), "non_numeric"),
+    (_csv("x,y", [(i, i) for i in range(11)] + [(1, "n/a")]), "label_not_numeric"),
+    (_csv("x,y", [(i, i) for i in range(5)]), "too_few_rows"),
+    (_csv("x,y", [(i, i) for i in range(11)] + [(1, "inf")]), "nan"),
+    (b"\xff\xfe\x00", "not_text"), (b"  \n", "empty"), (_csv("1,2", [(i, i) for i in range(12)]), "no_header"),
+])
+def test_upload_errors(raw, code):
+    with pytest.raises(UploadError) as info:
+        parse_regression_csv(raw)
+    assert info.value.code == code
+
+
+def test_upload_fuzz_raises_only_upload_errors():
+    rng = random.Random(0)
+    alphabet = "0123456789.,-e;\tx\n \"nainf"
+    for _ in range(300):
+        raw = "x,y\n" + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 200)))
+        try:
+            d = parse_regression_csv(raw.encode())
+        except UploadError:
+            continue
+        fit(d.x, d.y, ModelConfig(degree=rng.randint(1, 12), standardize=rng.random() < 0.5))

@@ -1,0 +1,76 @@
+"""The shape chain lab in headless Chromium: the flow diagram is drawn, with Q's path in red, and it follows
+the widgets."""
+import io
+import re
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from ui.i18n import catalogue
+
+pytestmark = pytest.mark.browser
+ZH, EN = catalogue("zh"), catalogue("en")
+RED = (198, 40, 40)  # the highlighted path (#c62828)
+BLUE_FILL = (214, 232, 247)  # matrix-product boxes (#d6e8f7)
+
+
+def open_shapes(page, server, query):
+    page.goto(f"{server}/shapes?{query}")
+    page.wait_for_selector('[data-testid="stApp"]')
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+
+
+def share(pixels: np.ndarray, rgb: tuple[int, int, int], tol: int = 12) -> float:
+    return float((np.abs(pixels - np.array(rgb)).max(axis=-1) <= tol).mean())
+
+
+def flow_pixels(page) -> np.ndarray:
+    chart = page.locator(".js-plotly-plot").first
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)  # let Plotly finish drawing
+    png = chart.screenshot()
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+
+
+def test_flow_diagram_is_drawn_with_the_notes_chain(server, page):
+    page.set_viewport_size({"width": 1400, "height": 2200})  # the whole diagram on screen
+    open_shapes(page, server, "lang=en")
+    page.get_by_text(EN["shp.title"]).first.wait_for()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    pixels = flow_pixels(page)
+    assert share(pixels, RED) > 0.001, "Q's path is drawn in red"
+    assert share(pixels, BLUE_FILL) > 0.01, "the matrix-product boxes are drawn"
+    assert pixels.std() > 20
+    body = page.locator('[data-testid="stMain"]').inner_text()
+    assert "[2, 4, 5, 5]" in body and "[2, 5, 4, 2]" in body
+    assert page.locator('[data-testid="stDataFrame"]').count() == 1
+
+
+def test_typing_sizes_redraws_and_a_bad_combination_gets_a_message(server, page):
+    page.set_viewport_size({"width": 1400, "height": 2200})
+    open_shapes(page, server, "lang=en")
+    before = flow_pixels(page)
+    box = page.get_by_role("spinbutton", name=EN["shp.d_model"])
+    box.fill("10")
+    box.press("Enter")
+    words = EN["shp.error.heads_divide"].split("}")[1].split("{")[0].strip()  # "heads cannot split d_model ="
+    page.get_by_text(words).first.wait_for(timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    box = page.get_by_role("spinbutton", name=EN["shp.d_model"])
+    box.fill("12")
+    box.press("Enter")
+    page.wait_for_function("() => document.body.innerText.includes('[2, 4, 5, 3]')", timeout=30_000)
+    after = flow_pixels(page)
+    assert share(after, RED) > 0.001
+    assert before.shape != after.shape or np.abs(before - after).mean() > 0.01, "the diagram was redrawn"
+
+
+def test_chinese_page_with_gpt2_sizes(server, page):
+    open_shapes(page, server, "lang=zh&batch=1&seq_len=1024&d_model=768&n_head=12&n_kv_head=4&d_ff=3072"
+                              "&vocab_size=50257&n_layer=12")
+    page.get_by_text(ZH["shp.title"]).first.wait_for()
+    page.wait_for_function("() => document.body.innerText.includes('[1, 12, 1024, 1024]')", timeout=30_000)
+    body = page.locator('[data-testid="stMain"]').inner_text()
+    assert ZH["shp.kv.title"] in body and re.search(r"12 MiB|12\.0 MiB", body), "GQA: 4 of 12 KV heads"
+    assert page.locator('[data-testid="stException"]').count() == 0
