@@ -17,8 +17,9 @@ from ui.schemas.regression import PAGE, SCHEMA
 from ui.urlstate import PageState
 
 BUDGET_S = 0.06  # training time per fragment rerun: a few frames, then they go to the browser
-MAX_FRAMES = 6  # at most this many per rerun: the player drops a backlog of more than 8
-PACE_S = 1 / 25  # one frame per this much time since the last send: the player shows every one (speed epochs)
+# frames per rerun: ~12 reruns/s × 3 stays under the player's 40 frames/s, so (almost) every frame
+# is shown, the early zig-zag of a large learning rate included
+MAX_FRAMES = 3
 CURVE_POINTS = 200  # points along a fitted 1-D curve
 SHOWN_ROWS = 10  # rows of the step-by-step table
 NOTES_EXAMPLE = (np.array([[1.0], [2.0]]), np.array([2.0, 3.0]), 0.1)  # the notes' samples and learning rate
@@ -258,14 +259,8 @@ def live_panel(state: PageState, run: reg.GDRun, data: RegressionData, config: r
         bar.button(t("reg.step"), on_click=step_once, icon=":material/skip_next:", disabled=run.diverged)
         bar.button(t("reg.reset"), on_click=reset, icon=":material/restart_alt:")
         frames = []
-        # epochs are cheap here, so frames are paced by the clock: as many as the time since the last send
-        # is worth (a slow round trip gets more), never so many that the player would skip some
-        due = (time.perf_counter() - ss.get("reg.sent_at", 0.0)) / PACE_S
-        if playing and due < 1:
-            time.sleep((1 - due) * PACE_S)
-        wanted = min(MAX_FRAMES, max(1, int(due)))
         deadline = time.perf_counter() + BUDGET_S
-        while playing and len(frames) < wanted and time.perf_counter() < deadline and not run.diverged:
+        while playing and len(frames) < MAX_FRAMES and time.perf_counter() < deadline and not run.diverged:
             run.step(state.values["speed"])
             frames.append(frame(run, data, background))
         if not frames:
@@ -273,7 +268,6 @@ def live_panel(state: PageState, run: reg.GDRun, data: RegressionData, config: r
         if run.diverged:
             st.error(t("reg.diverged", epoch=run.epoch, loss=num(run.history[-1]), start=num(run.start_loss),
                        lr=num(run.config.lr)), icon=":material/error:")
-        ss["reg.sent_at"] = time.perf_counter()
         ss["reg.seq"] = ss.get("reg.seq", 0) + 1
         status = "diverged" if run.diverged else ("playing" if playing else "paused")
         show_frames(frames, key="reg.live", seq=ss["reg.seq"], status=status)
