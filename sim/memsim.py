@@ -17,20 +17,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.errors import CodedError
+
 ALGOS = ("naive", "tiled")
 ERROR_CODES = ("sram_too_small", "not_positive", "unknown_algo")
 MAX_EVENTS = 4000  # longest animation the page plays; larger sizes get totals only
 DEFAULT_BLOCK = 64  # block size when no SRAM capacity is given (the kernels' default)
 
 
-class MemsimError(ValueError):
+class MemsimError(CodedError):
     """A configuration the model refuses: `code` names the reason, `params` fills the translated message."""
 
-    def __init__(self, code: str, params: dict | None = None) -> None:
-        assert code in ERROR_CODES, code
-        self.code = code
-        self.params = params or {}
-        super().__init__(code, self.params)
+    CODES = ERROR_CODES
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
+from sim.errors import CodedError
+
 ERROR_CODES = ("not_positive", "heads_divide", "kv_heads_divide")
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 SIZES = ("batch", "seq_len", "d_model", "n_head", "n_kv_head", "d_ff", "vocab_size", "n_layer")
@@ -47,14 +49,10 @@ _REFLECTED = {"radd", "rsub", "rmul", "rtruediv", "rmatmul", "iadd", "isub", "im
 _TORCH_DIR = os.path.dirname(torch.__file__)
 
 
-class ShapeError(ValueError):
+class ShapeError(CodedError):
     """Sizes that cannot make a model: `code` names the reason, `params` fills the translated message."""
 
-    def __init__(self, code: str, params: dict | None = None) -> None:
-        assert code in ERROR_CODES, code  # every code has a message in both catalogues
-        self.code = code
-        self.params = params or {}
-        super().__init__(code, self.params)
+    CODES = ERROR_CODES
 
 
 @dataclass(frozen=True)

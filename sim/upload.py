@@ -19,6 +19,8 @@ from typing import Literal
 
 import numpy as np
 
+from sim.errors import CodedError
+
 MAX_BYTES = 2 * 1024 * 1024
 MIN_ROWS = 10
 MAX_ROWS = 10_000
@@ -34,14 +36,10 @@ ERROR_CODES = ("too_large", "not_text", "empty", "malformed", "no_header", "miss
                "single_class", "too_many_classes", "constant_feature", "constant_label")
 
 
-class UploadError(ValueError):
+class UploadError(CodedError):
     """A rejected upload: `code` names the reason, `params` fills the translated message."""
 
-    def __init__(self, code: str, params: dict | None = None) -> None:
-        assert code in ERROR_CODES, code  # every code has a message in both catalogues
-        self.code = code
-        self.params = params or {}
-        super().__init__(code, self.params)
+    CODES = ERROR_CODES
 
 
 @dataclass(frozen=True)

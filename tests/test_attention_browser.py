@@ -1,27 +1,15 @@
 """The attention lab in headless Chromium: the pipeline's heatmaps are drawn, and the live maps really move."""
-import io
 import re
 import time
 
 import numpy as np
 import pytest
-from PIL import Image
+from browsertools import open_page, pixels
 
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 EN, ZH = catalogue("en"), catalogue("zh")
-
-
-def open_page(page, url):
-    page.goto(url)
-    page.wait_for_selector('[data-testid="stApp"]')
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stElementContainer\"]').length > 3",
-                           timeout=60_000)
-
-
-def pixels(locator) -> np.ndarray:
-    return np.asarray(Image.open(io.BytesIO(locator.screenshot())).convert("RGB")).astype(int)
 
 
 def live_stats(page) -> dict:

@@ -1,28 +1,20 @@
 """The real app in headless Chromium: pages render, the boundary is drawn and really moves."""
-import io
 import re
 import time
 
 import numpy as np
 import pytest
-from PIL import Image
+from browsertools import open_page, pixels
+
+from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
-from ui.i18n import catalogue
 
 ZH, EN = catalogue("zh"), catalogue("en")
 
 
-def open_page(page, url):
-    page.goto(url)
-    page.wait_for_selector('[data-testid="stApp"]')
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stElementContainer\"]').length > 3",
-                           timeout=60_000)
-
-
 def canvas_pixels(page, testid) -> np.ndarray:
-    png = page.locator(f'[data-testid="{testid}"]').screenshot()
-    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    return pixels(page.locator(f'[data-testid="{testid}"]'))
 
 
 def epoch(page) -> int:

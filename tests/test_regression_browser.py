@@ -1,28 +1,16 @@
 """The regression lab in headless Chromium: the fit is drawn, gradient descent really moves the curve and
 the (w, b) path on screen, divergence is shown, and the worked example appears with the notes' numbers."""
-import io
 import re
 import time
 
 import numpy as np
 import pytest
-from PIL import Image
+from browsertools import open_page, pixels
 
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 ZH, EN = catalogue("zh"), catalogue("en")
-
-
-def open_page(page, url):
-    page.goto(url)
-    page.wait_for_selector('[data-testid="stApp"]')
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stElementContainer\"]').length > 3",
-                           timeout=60_000)
-
-
-def pixels(locator) -> np.ndarray:
-    return np.asarray(Image.open(io.BytesIO(locator.screenshot())).convert("RGB")).astype(int)
 
 
 def orange(img: np.ndarray) -> float:
