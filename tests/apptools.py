@@ -27,3 +27,29 @@ def texts(at: AppTest) -> str:
     parts = [e.value for kind in ("markdown", "caption", "warning", "error", "info", "success", "title", "subheader")
              for e in getattr(at, kind)]
     return "\n".join(str(p) for p in parts)
+
+
+def schema_choices(page: str, schema) -> dict[str, tuple]:
+    """Raw values of every choice widget by its key (AppTest cannot map translated labels back)."""
+    return {f"{page}.{p.name}": p.choices for p in schema if p.choices}
+
+
+def fuzz_widget(w, rng, choices: dict[str, tuple], strings: tuple[str, ...] = ("",)):
+    """Set a widget to a random value, favouring the ends of its range (where things break)."""
+    kind = type(w).__name__
+    ends = lambda values: rng.choice([values[0], values[-1], rng.choice(values)])  # noqa: E731
+    if kind in ("Selectbox", "ButtonGroup", "SelectSlider") and w.key in choices:
+        return w.set_value(ends(choices[w.key]))
+    if kind == "SelectSlider":
+        return w.set_value(type(w.value)(ends(w.options)))
+    if kind == "Toggle":
+        return w.set_value(rng.random() < 0.5)
+    if kind in ("TextInput", "TextArea"):
+        return w.set_value(rng.choice(strings))
+    if kind == "Button":
+        return w.click()
+    lo, hi = w.min, w.max
+    if isinstance(w.value, float):
+        value = ends([lo, round(rng.uniform(lo, hi) / w.step) * w.step if w.step else rng.uniform(lo, hi), hi])
+        return w.set_value(min(hi, max(lo, value)))
+    return w.set_value(ends([int(lo), rng.randint(int(lo), int(hi)), int(hi)]))

@@ -2,14 +2,14 @@
 import random
 
 import pytest
-from apptools import open_lab, texts
+from apptools import fuzz_widget, open_lab, schema_choices, texts
 
 from ui.i18n import catalogue
 from ui.schemas.attention import SCHEMA
 
 ATT = "labs/attention.py"
 EN = catalogue("en")
-CHOICES = {p.name: p.choices for p in SCHEMA}
+CHOICES = schema_choices("att", SCHEMA)
 
 
 def att_page(lang="en", **query):
@@ -22,7 +22,7 @@ def click(at, label_key: str, kind: str):
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("section", CHOICES["section"])
+@pytest.mark.parametrize("section", CHOICES["att.section"])
 def test_every_section_in_both_languages(lang, section):
     at = att_page(lang, section=section)
     assert at.title[0].value == catalogue(lang)["att.title"]
@@ -140,24 +140,6 @@ def test_a_diverged_run_says_so_and_reset_recovers():
 STRINGS = ["", " ", "猫", "a b c", "🙂🙂", "x" * 400, "狗追猫 the cat", "abcde", "hhhhh", "\n\t"]
 
 
-def _fuzz_once(w, rng):
-    """Set a widget to a random value, favouring the ends of its range (where things break)."""
-    kind = type(w).__name__
-    if kind in ("Selectbox", "ButtonGroup"):  # raw values (AppTest cannot map translated labels back)
-        name = w.key.removeprefix("att.")
-        return w.set_value(rng.choice(("all", "1") if name == "head" else CHOICES[name]))
-    if kind == "Toggle":
-        return w.set_value(rng.random() < 0.5)
-    if kind in ("TextInput", "TextArea"):
-        return w.set_value(rng.choice(STRINGS))
-    if kind == "SelectSlider":
-        return w.set_value(type(w.value)(rng.choice([w.options[0], w.options[-1], rng.choice(w.options)])))
-    lo, hi = w.min, w.max
-    if isinstance(w.value, float):
-        return w.set_value(rng.choice([lo, hi, round(rng.uniform(lo, hi), 1)]))
-    return w.set_value(rng.choice([int(lo), int(hi), rng.randint(int(lo), int(hi))]))
-
-
 def test_fuzz_every_widget():
     rng = random.Random(3)
     at = att_page()
@@ -169,7 +151,7 @@ def test_fuzz_every_widget():
                        for w in getattr(at, kind)
                        if w.key and w.key.startswith("att.") and w.key != "att.section" and not w.disabled]
             w = rng.choice(widgets)
-            _fuzz_once(w, rng).run()
+            fuzz_widget(w, rng, CHOICES | {"att.head": ("all", "1")}, STRINGS).run()
             assert not at.exception, (section, i, w.key, w.value, at.exception)
             for kind in ("train", "compare"):
                 if f"att.{kind}" in at.session_state and rng.random() < 0.3:

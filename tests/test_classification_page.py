@@ -2,13 +2,14 @@
 import random
 
 import pytest
-from apptools import open_app, open_lab, texts
+from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
 
 from sim.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
 from ui.i18n import catalogue
 from ui.schemas.classification import SCHEMA
 
 CLS = "labs/classification.py"
+CHOICES = schema_choices("cls", SCHEMA)
 
 
 def app(lang="en"):
@@ -127,28 +128,6 @@ def test_every_dataset_and_problem_type_renders():
     assert not at.exception and at.session_state["cls.trainer"].config.problem == "regression"
 
 
-def _fuzz_once(w, rng, at):
-    """Set a widget to a random value, favouring the ends of its range (where things break)."""
-    kind = type(w).__name__
-    if kind == "Selectbox":  # raw values from the schema (AppTest cannot map translated labels back)
-        name = w.key.removeprefix("cls.")
-        choices = {p.name: p.choices for p in SCHEMA}[name]
-        if name == "dataset":
-            regression = at.session_state["cls.problem"] == "regression"
-            choices = REGRESSION_DATASETS if regression else CLASSIFICATION_DATASETS
-        return w.set_value(rng.choice(choices))
-    if kind == "Toggle":
-        return w.set_value(rng.random() < 0.5)
-    if kind == "SelectSlider":
-        raw = rng.choice([w.options[0], w.options[-1], rng.choice(w.options)])
-        return w.set_value(type(w.value)(raw))
-    lo, hi = w.min, w.max
-    if kind == "Slider" and isinstance(w.value, float):
-        value = rng.choice([lo, hi, round(rng.uniform(lo, hi) / w.step) * w.step])
-        return w.set_value(min(hi, max(lo, value)))
-    return w.set_value(rng.choice([int(lo), int(hi), rng.randint(int(lo), int(hi))]))
-
-
 def test_fuzz_every_widget():
     rng = random.Random(1)
     at = cls_page()
@@ -156,7 +135,9 @@ def test_fuzz_every_widget():
         widgets = [w for kind in ("slider", "select_slider", "selectbox", "number_input", "toggle")
                    for w in getattr(at, kind) if w.key and w.key.startswith("cls.") and not w.disabled]
         w = rng.choice(widgets)
-        _fuzz_once(w, rng, at).run()
+        regression = at.session_state["cls.problem"] == "regression"
+        choices = CHOICES | {"cls.dataset": REGRESSION_DATASETS if regression else CLASSIFICATION_DATASETS}
+        fuzz_widget(w, rng, choices).run()
         assert not at.exception, (i, w.key, w.value, at.exception)
         if rng.random() < 0.3:
             at.session_state["cls.trainer"].step(epochs=3)

@@ -2,13 +2,14 @@
 import random
 
 import pytest
-from apptools import open_lab, texts
+from apptools import fuzz_widget, open_lab, schema_choices, texts
 
 from ui.i18n import catalogue
 from ui.schemas.generalization import SCHEMA
 
 GEN = "labs/generalization.py"
 SECTIONS = {p.name: p for p in SCHEMA}["section"].choices
+CHOICES = schema_choices("gen", SCHEMA)
 EN = catalogue("en")
 
 
@@ -142,23 +143,6 @@ def test_leakage_section_reports_both_protocols_for_each_scenario():
     assert not at.exception
 
 
-def _fuzz_once(w, rng, at):
-    """Set a widget to a random value, favouring the ends of its range (where things break)."""
-    kind = type(w).__name__
-    if kind == "Button":
-        return w.click()
-    if kind == "Selectbox":  # raw values from the schema (AppTest cannot map translated labels back)
-        return w.set_value(rng.choice({p.name: p.choices for p in SCHEMA}[w.key.removeprefix("gen.")]))
-    if kind == "SelectSlider":
-        raw = rng.choice([w.options[0], w.options[-1], rng.choice(w.options)])
-        return w.set_value(type(w.value)(raw))
-    lo, hi = w.min, w.max
-    if kind == "Slider" and isinstance(w.value, float):
-        value = rng.choice([lo, hi, round(rng.uniform(lo, hi) / w.step) * w.step])
-        return w.set_value(min(hi, max(lo, value)))
-    return w.set_value(rng.choice([int(lo), int(hi), rng.randint(int(lo), int(hi))]))
-
-
 @pytest.mark.parametrize("section", SECTIONS)
 def test_fuzz_every_widget(section):
     rng = random.Random(section)
@@ -167,7 +151,7 @@ def test_fuzz_every_widget(section):
         widgets = [w for kind in ("slider", "select_slider", "selectbox", "number_input", "button")
                    for w in getattr(at, kind) if w.key and w.key.startswith("gen.") and not w.disabled]
         w = rng.choice(widgets)
-        _fuzz_once(w, rng, at).run()
+        fuzz_widget(w, rng, CHOICES).run()
         assert not at.exception, (section, i, w.key, getattr(w, "value", None), at.exception)
         assert at.segmented_control(key="gen.section").value == section
         for name in ("cap", "reg", "noise"):  # what Play does between reruns

@@ -3,7 +3,7 @@ hard case (ill-conditioned, underdetermined, constant column, divergence, bad up
 import random
 
 import pytest
-from apptools import open_lab, texts
+from apptools import fuzz_widget, open_lab, schema_choices, texts
 
 from sim.regression_data import DATASETS
 from ui.i18n import catalogue
@@ -11,7 +11,7 @@ from ui.schemas.regression import SCHEMA
 
 REG = "labs/regression.py"
 EN = catalogue("en")
-CHOICES = {p.name: p.choices for p in SCHEMA}
+CHOICES = schema_choices("reg", SCHEMA)
 
 
 def reg_page(lang="en", **query):
@@ -142,7 +142,7 @@ def test_every_dataset_and_panel_renders(dataset):
     at = reg_page(dataset=dataset, outliers="2")
     for solver in ("closed_form", "gd"):
         at.segmented_control(key="reg.solver").set_value(solver).run()
-        for panel in CHOICES["panel"]:
+        for panel in CHOICES["reg.panel"]:
             at.segmented_control(key="reg.panel").set_value(panel).run()
             assert not at.exception, (dataset, solver, panel)
             assert not at.error, (dataset, solver, panel, [e.value for e in at.error])
@@ -182,21 +182,6 @@ def test_two_input_upload_and_huge_values():
     assert at.session_state["reg.upload"] is None and not at.exception
 
 
-def _fuzz_once(w, rng):
-    """Set a widget to a random value, favouring the ends of its range (where things break)."""
-    kind = type(w).__name__
-    if kind in ("Selectbox", "ButtonGroup", "SelectSlider"):  # schema values: the elements hold labels
-        choices = CHOICES[w.key.removeprefix("reg.")]
-        return w.set_value(rng.choice([choices[0], choices[-1], rng.choice(choices)]))
-    if kind == "Toggle":
-        return w.set_value(rng.random() < 0.5)
-    lo, hi = w.min, w.max
-    if kind == "Slider" and isinstance(w.value, float):
-        value = rng.choice([lo, hi, round(rng.uniform(lo, hi) / w.step) * w.step])
-        return w.set_value(min(hi, max(lo, value)))
-    return w.set_value(rng.choice([int(lo), int(hi), rng.randint(int(lo), int(hi))]))
-
-
 def test_fuzz_every_widget():
     rng = random.Random(2)
     at = reg_page()
@@ -204,7 +189,7 @@ def test_fuzz_every_widget():
         widgets = [w for kind in ("slider", "select_slider", "selectbox", "number_input", "toggle", "segmented_control")
                    for w in getattr(at, kind) if w.key and w.key.startswith("reg.") and not w.disabled]
         w = rng.choice(widgets)
-        _fuzz_once(w, rng).run()
+        fuzz_widget(w, rng, CHOICES).run()
         assert not at.exception, (i, w.key, w.value, at.exception)
         for label in (EN["reg.step"], EN["reg.step_next"]):
             if rng.random() < 0.3 and any(b.label == label and not b.disabled for b in at.button):
