@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.regression import least_squares, robust_spread
-from sim.upload import LABEL_NAMES, UploadError, data_rows, numbers, read_table
+from sim.upload import UploadError, data_rows, numbers, pick_columns, read_table
 
 DATASETS = ("linear", "quadratic", "sine", "area_price", "study_score", "temperature")
 OUTLIER_SHARE = 0.3  # outliers are drawn among the largest 30 % of x, where a point pulls a line hardest
@@ -104,13 +104,7 @@ def parse_regression_csv(raw: bytes) -> RegressionData:
     units. Raises UploadError (codes as in sim/upload.py).
     """
     header, rows = read_table(raw)
-    if len(header) < 2:
-        raise UploadError("missing_columns", {"found": len(header), "min": 2})
-    names = [name.lower() for name in header]
-    target = next((i for i, name in enumerate(names) if name in LABEL_NAMES), len(header) - 1)
-    inputs = [i for i in range(len(header)) if i != target]
-    if len(inputs) > 2:
-        raise UploadError("too_many_columns", {"columns": [header[i] for i in inputs[2:]]})
+    target, inputs = pick_columns(header, 1, 2)
     rows = data_rows(rows, len(header))
     x = np.column_stack([numbers(rows, c, header[c], "non_numeric") for c in inputs])
     y = numbers(rows, target, header[target], "label_not_numeric")

@@ -60,7 +60,7 @@ def parse_points_csv(raw: bytes, problem: Problem = "classification") -> Uploade
     if problem not in ("classification", "regression"):
         raise ValueError(f"unknown problem {problem!r}")
     header, rows = read_table(raw)
-    label_col, feature_cols = _pick_columns(header)
+    label_col, feature_cols = pick_columns(header, 2, 2)
     rows = data_rows(rows, len(header))
     names = (header[feature_cols[0]], header[feature_cols[1]])
     features = [numbers(rows, c, header[c], "non_numeric") for c in feature_cols]
@@ -118,16 +118,16 @@ def read_table(raw: bytes) -> tuple[list[str], list[tuple[int, list[str]]]]:
     return header, numbered
 
 
-def _pick_columns(header: list[str]) -> tuple[int, tuple[int, int]]:
-    """Index of the label column and of the two feature columns."""
-    if len(header) < 3:
-        raise UploadError("missing_columns", {"found": len(header), "min": 3})
+def pick_columns(header: list[str], fewest: int, most: int) -> tuple[int, list[int]]:
+    """Index of the label column (named as in LABEL_NAMES, else the last) and of `fewest`..`most` features."""
+    if len(header) < fewest + 1:
+        raise UploadError("missing_columns", {"found": len(header), "min": fewest + 1})
     names = [name.lower() for name in header]
     label = next((i for i, name in enumerate(names) if name in LABEL_NAMES), len(header) - 1)
     others = [i for i in range(len(header)) if i != label]
-    if len(others) > 2:
-        raise UploadError("too_many_columns", {"columns": [header[i] for i in others[2:]]})
-    return label, (others[0], others[1])
+    if len(others) > most:
+        raise UploadError("too_many_columns", {"columns": [header[i] for i in others[most:]]})
+    return label, others
 
 
 def data_rows(rows: list[tuple[int, list[str]]], width: int) -> list[tuple[int, list[str]]]:
