@@ -27,7 +27,7 @@ from sim.plots.curves import TEST_COLOR, TRAIN_COLOR
 from sim.tasks import CORPORA, LETTERS, MAX_TOKENS, PRESETS, make_task, split_tokens
 from sim.transformer import LMTrainer, TransformerConfig, notes_ffn
 from ui import live_plots
-from ui.components import in_fragment_rerun
+from ui.components import in_fragment_rerun, run_controls
 from ui.i18n import t
 from ui.schemas.attention import PAGE, SCHEMA
 from ui.urlstate import PageState
@@ -314,16 +314,8 @@ def live_panel(kind: str, speed: int, probe: str, prompt: str) -> None:
         trainers = ss[f"att.{kind}"]
         diverged = any(tr.diverged for tr in trainers)
         playing = ss.get(f"att.{kind}.playing", False) and not diverged
-        bar = st.container(horizontal=True)
-        if playing:
-            bar.button(t("att.pause"), on_click=set_playing, args=(kind, False), icon=":material/pause:",
-                       key=f"att.{kind}.pause")
-        else:
-            bar.button(t("att.play"), on_click=set_playing, args=(kind, True), icon=":material/play_arrow:",
-                       type="primary", disabled=diverged, key=f"att.{kind}.play")
-        bar.button(t("att.step"), on_click=step_once, args=(kind, speed), icon=":material/skip_next:",
-                   disabled=diverged, key=f"att.{kind}.step")
-        bar.button(t("att.reset"), on_click=reset, args=(kind,), icon=":material/restart_alt:", key=f"att.{kind}.reset")
+        run_controls("att", playing=playing, stopped=diverged, set_playing=set_playing, step=step_once,
+                     reset=reset, run=(kind,), step_args=(speed,), key=f"att.{kind}")
         frames = []
         deadline = time.perf_counter() + BUDGET_S
         while playing and len(frames) < MAX_FRAMES and time.perf_counter() < deadline:
@@ -377,16 +369,10 @@ def compare_section(state: PageState) -> None:
 # ---------- page ----------
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
-    head, link = st.columns([6, 1], vertical_alignment="bottom")
-    head.title(t("att.title"))
-    link = link.empty()  # filled last, when every widget has given its value
-    st.caption(t("att.intro"))
-    section = state.widget("section", label_visibility="collapsed")
-    {"pipeline": pipeline_section, "examples": examples_section, "train": train_section,
-     "compare": compare_section}[section](state)
-    with link.popover(t("url.copy_link"), icon=":material/link:"):
-        st.code(state.link(), language=None)
-    state.sync_url()
+    with state.frame(t("att.title"), t("att.intro")):
+        section = state.widget("section", label_visibility="collapsed")
+        {"pipeline": pipeline_section, "examples": examples_section, "train": train_section,
+         "compare": compare_section}[section](state)
 
 
 main()

@@ -16,7 +16,7 @@ from sim.plots.losses import gradient_figure
 from sim.training import ClassifierConfig, Trainer
 from sim.upload import UploadError, parse_points_csv
 from ui import live
-from ui.components import in_fragment_rerun
+from ui.components import in_fragment_rerun, run_controls
 from ui.i18n import t
 from ui.schemas.classification import PAGE, SCHEMA
 from ui.urlstate import PageState
@@ -142,14 +142,8 @@ def live_panel(state: PageState) -> None:
     def panel():
         trainer = ss["cls.trainer"]
         playing = ss.get("cls.playing", False) and not trainer.diverged
-        bar = st.container(horizontal=True)
-        if playing:
-            bar.button(t("cls.pause"), on_click=set_playing, args=(False,), icon=":material/pause:")
-        else:
-            bar.button(t("cls.play"), on_click=set_playing, args=(True,), icon=":material/play_arrow:",
-                       type="primary", disabled=trainer.diverged)
-        bar.button(t("cls.step"), on_click=step_once, icon=":material/skip_next:", disabled=trainer.diverged)
-        bar.button(t("cls.reset"), on_click=reset, icon=":material/restart_alt:")
+        run_controls("cls", playing=playing, stopped=trainer.diverged, set_playing=set_playing, step=step_once,
+                     reset=reset)
         frames = []
         deadline = time.perf_counter() + BUDGET_S
         while playing and len(frames) < MAX_FRAMES and time.perf_counter() < deadline and not trainer.diverged:
@@ -259,34 +253,28 @@ def downloads(trainer: Trainer) -> None:
 # ---------- page ----------
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
-    head, link = st.columns([6, 1], vertical_alignment="bottom")
-    head.title(t("cls.title"))
-    link = link.empty()  # filled last, when every widget has given its value
-    st.caption(t("cls.intro"))
-    model_controls(state)
-    left, right = st.columns([1, 4], gap="medium")
-    with left:
-        st.subheader(t("cls.data"))
-        data_controls(state)
-    with right:
-        state.widget("features")
-        hidden_layers(state)
-        trainer = current_trainer(state.values)
-        if trainer is None:  # no model could be built from these settings; the error says why
-            return
-        live_panel(state)
-        opts = st.columns(3)
-        state.widget("discretize", container=opts[0])
-        state.widget("show_test", container=opts[1])
-        state.widget("speed", container=opts[2])
-    curves_panel()
-    # one panel at a time: hidden tabs would still re-render their charts on every live update
-    panel = state.widget("panel", label_visibility="collapsed")
-    {"eval": lambda: evaluation_panel(state, trainer), "why_ce": lambda: why_cross_entropy(state),
-     "download": lambda: downloads(trainer)}[panel]()
-    with link.popover(t("url.copy_link"), icon=":material/link:"):
-        st.code(state.link(), language=None)
-    state.sync_url()
+    with state.frame(t("cls.title"), t("cls.intro")):
+        model_controls(state)
+        left, right = st.columns([1, 4], gap="medium")
+        with left:
+            st.subheader(t("cls.data"))
+            data_controls(state)
+        with right:
+            state.widget("features")
+            hidden_layers(state)
+            trainer = current_trainer(state.values)
+            if trainer is None:  # no model could be built from these settings; the error says why
+                return
+            live_panel(state)
+            opts = st.columns(3)
+            state.widget("discretize", container=opts[0])
+            state.widget("show_test", container=opts[1])
+            state.widget("speed", container=opts[2])
+        curves_panel()
+        # one panel at a time: hidden tabs would still re-render their charts on every live update
+        panel = state.widget("panel", label_visibility="collapsed")
+        {"eval": lambda: evaluation_panel(state, trainer), "why_ce": lambda: why_cross_entropy(state),
+         "download": lambda: downloads(trainer)}[panel]()
 
 
 main()

@@ -12,7 +12,7 @@ from sim.fit import FitConfig, FitTrainer
 from sim.generalization import GRID, CurveData, cross_validate, curve_data, degree_sweep, flip_labels, mse, \
     plane_grid, poly_fit, true_curve
 from sim.plots import generalization as plots
-from ui.components import in_fragment_rerun
+from ui.components import in_fragment_rerun, run_controls
 from ui.i18n import t
 from ui.live_plots import show_frames
 from ui.schemas.generalization import PAGE, SCHEMA
@@ -127,19 +127,11 @@ def live_run(name: str, speed: int, draw: Callable[[FitTrainer], dict]) -> None:
     def panel():
         trainer = ss[f"gen.{name}.trainer"]
         playing = ss.get(f"gen.{name}.playing", False) and not trainer.finished
-        bar = st.container(horizontal=True)
-        if playing:
-            bar.button(t("gen.pause"), on_click=set_playing, args=(name, False), icon=":material/pause:",
-                       key=f"gen.{name}.pause")
-        else:
-            bar.button(t("gen.play"), on_click=set_playing, args=(name, True), icon=":material/play_arrow:",
-                       type="primary", disabled=trainer.finished, key=f"gen.{name}.play")
-        bar.button(t("gen.step", n=speed), on_click=step_once, args=(name, speed), icon=":material/skip_next:",
-                   disabled=trainer.finished, key=f"gen.{name}.step")
+        bar = run_controls("gen", playing=playing, stopped=trainer.finished, set_playing=set_playing,
+                           step=step_once, reset=reset, run=(name,), step_args=(speed,), key=f"gen.{name}", n=speed)
         bar.button(t("gen.restore"), on_click=restore_best, args=(name,), icon=":material/history:",
                    disabled=trainer.finished or trainer.best_epoch == trainer.epoch, key=f"gen.{name}.restore",
                    help=t("gen.restore_help"))
-        bar.button(t("gen.reset"), on_click=reset, args=(name,), icon=":material/restart_alt:", key=f"gen.{name}.reset")
         frames = []
         deadline = time.perf_counter() + BUDGET_S
         while playing and len(frames) < MAX_FRAMES and time.perf_counter() < deadline and not trainer.finished:
@@ -402,16 +394,10 @@ SECTIONS = {"split": split_section, "leakage": leakage_section, "capacity": capa
 
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
-    head, link = st.columns([6, 1], vertical_alignment="bottom")
-    head.title(t("nav.generalization"))
-    link = link.empty()  # filled last, when every widget has given its value
-    st.caption(t("gen.intro"))
-    # one section at a time: hidden tabs would still re-render their charts on every live update
-    section = state.widget("section", label_visibility="collapsed")
-    SECTIONS[section](state)
-    with link.popover(t("url.copy_link"), icon=":material/link:"):
-        st.code(state.link(), language=None)
-    state.sync_url()
+    with state.frame(t("nav.generalization"), t("gen.intro")):
+        # one section at a time: hidden tabs would still re-render their charts on every live update
+        section = state.widget("section", label_visibility="collapsed")
+        SECTIONS[section](state)
 
 
 main()

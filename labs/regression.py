@@ -10,7 +10,7 @@ from sim import regression as reg
 from sim.plots import regression as plots
 from sim.regression_data import RegressionData, make_dataset, parse_regression_csv, truth
 from sim.upload import UploadError
-from ui.components import in_fragment_rerun
+from ui.components import in_fragment_rerun, run_controls
 from ui.i18n import t
 from ui.live_plots import show_frames
 from ui.schemas.regression import PAGE, SCHEMA
@@ -250,14 +250,8 @@ def live_panel(state: PageState, run: reg.GDRun, data: RegressionData, config: r
     @st.fragment(run_every=0.5 if ss.get("reg.playing") else None)
     def panel():
         playing = ss.get("reg.playing", False) and not run.diverged
-        bar = st.container(horizontal=True)
-        if playing:
-            bar.button(t("reg.pause"), on_click=set_playing, args=(False,), icon=":material/pause:")
-        else:
-            bar.button(t("reg.play"), on_click=set_playing, args=(True,), icon=":material/play_arrow:",
-                       type="primary", disabled=run.diverged)
-        bar.button(t("reg.step"), on_click=step_once, icon=":material/skip_next:", disabled=run.diverged)
-        bar.button(t("reg.reset"), on_click=reset, icon=":material/restart_alt:")
+        run_controls("reg", playing=playing, stopped=run.diverged, set_playing=set_playing, step=step_once,
+                     reset=reset)
         frames = []
         deadline = time.perf_counter() + BUDGET_S
         while playing and len(frames) < MAX_FRAMES and time.perf_counter() < deadline and not run.diverged:
@@ -410,29 +404,23 @@ def step_panel(state: PageState, data: RegressionData, data_key: tuple, config: 
 # ---------- page ----------
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
-    head, link = st.columns([6, 1], vertical_alignment="bottom")
-    head.title(t("reg.title"))
-    link = link.empty()  # filled last, when every widget has given its value
-    st.caption(t("reg.intro"))
-    left, right = st.columns([1, 3], gap="medium")
-    with left:
-        st.subheader(t("reg.data"))
-        data, data_key = data_controls(state)
-    with right:
-        config = model_controls(state, data)
-        if state.widget("solver", label_visibility="collapsed") == "closed_form":
-            model = closed_form_view(data, config)
-        else:
-            model = gd_view(state, data, data_key, config).as_fit()
-    if model.issues[:1] != [("overflow", {})]:
-        # one panel at a time: hidden tabs would still rebuild their figures on every rerun
-        panel = state.widget("panel", label_visibility="collapsed")
-        {"residuals": lambda: residuals_panel(data, model), "surface": lambda: surface_panel(data, config),
-         "outliers": lambda: outliers_panel(data, config),
-         "step": lambda: step_panel(state, data, data_key, config)}[panel]()
-    with link.popover(t("url.copy_link"), icon=":material/link:"):
-        st.code(state.link(), language=None)
-    state.sync_url()
+    with state.frame(t("reg.title"), t("reg.intro")):
+        left, right = st.columns([1, 3], gap="medium")
+        with left:
+            st.subheader(t("reg.data"))
+            data, data_key = data_controls(state)
+        with right:
+            config = model_controls(state, data)
+            if state.widget("solver", label_visibility="collapsed") == "closed_form":
+                model = closed_form_view(data, config)
+            else:
+                model = gd_view(state, data, data_key, config).as_fit()
+        if model.issues[:1] != [("overflow", {})]:
+            # one panel at a time: hidden tabs would still rebuild their figures on every rerun
+            panel = state.widget("panel", label_visibility="collapsed")
+            {"residuals": lambda: residuals_panel(data, model), "surface": lambda: surface_panel(data, config),
+             "outliers": lambda: outliers_panel(data, config),
+             "step": lambda: step_panel(state, data, data_key, config)}[panel]()
 
 
 main()

@@ -127,24 +127,18 @@ def kv_cache(state: PageState, c: ShapeConfig) -> None:
 
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
-    head, link = st.columns([6, 1], vertical_alignment="bottom")
-    head.title(t("shp.title"))
-    link = link.empty()  # filled last, when every widget has given its value
-    st.caption(t("shp.intro"))
-    controls(state)
-    c = ShapeConfig(**{p.name: state.values[p.name] for p in SCHEMA})
-    try:
-        trace = traced(c)
-    except ShapeError as e:
-        st.error(error_text(e), icon=":material/error:")
-    else:
-        summary(trace, c)
-        path = q_chain(trace, c)
-        trace_views(trace, c, path)
-        kv_cache(state, c)
-    with link.popover(t("url.copy_link"), icon=":material/link:"):
-        st.code(state.link(), language=None)
-    state.sync_url()
+    with state.frame(t("shp.title"), t("shp.intro")):
+        controls(state)
+        c = ShapeConfig(**{p.name: state.values[p.name] for p in SCHEMA})
+        try:
+            trace = traced(c)
+        except ShapeError as e:
+            st.error(error_text(e), icon=":material/error:")
+        else:
+            summary(trace, c)
+            path = q_chain(trace, c)
+            trace_views(trace, c, path)
+            kv_cache(state, c)
 
 
 main()

@@ -6,6 +6,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ui.i18n import t
+
 _HERE = Path(__file__).parent
 
 
@@ -28,3 +30,24 @@ def in_fragment_rerun() -> bool:
     """
     ctx = get_script_run_ctx()
     return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def run_controls(prefix: str, *, playing: bool, stopped: bool, set_playing, step, reset, run: tuple = (),
+                 step_args: tuple = (), key: str | None = None, **step_label):
+    """Play/Pause, Step and Reset of a live training run, in a row; returns the row for extra buttons.
+
+    Labels are `<prefix>.play` etc.; callbacks get `run` (which run, for pages with several) first;
+    `stopped` (diverged or finished) disables Play and Step; `step_label` fills the Step label.
+    """
+    bar = st.container(horizontal=True)
+    keyed = (lambda name: f"{key}.{name}") if key else (lambda name: None)
+    if playing:
+        bar.button(t(f"{prefix}.pause"), on_click=set_playing, args=(*run, False), icon=":material/pause:",
+                   key=keyed("pause"))
+    else:
+        bar.button(t(f"{prefix}.play"), on_click=set_playing, args=(*run, True), icon=":material/play_arrow:",
+                   type="primary", disabled=stopped, key=keyed("play"))
+    bar.button(t(f"{prefix}.step", **step_label), on_click=step, args=(*run, *step_args),
+               icon=":material/skip_next:", disabled=stopped, key=keyed("step"))
+    bar.button(t(f"{prefix}.reset"), on_click=reset, args=run, icon=":material/restart_alt:", key=keyed("reset"))
+    return bar

@@ -1,6 +1,8 @@
 """Binds a page schema to Streamlit: widgets, the URL (?lang=en&dataset=spiral&seed=3) and notices."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlencode
 
@@ -79,3 +81,19 @@ class PageState:
         """A shareable link that reproduces this page's settings."""
         base = (st.context.url or "").split("?")[0]
         return f"{base}?{urlencode(self.query(), safe=',')}"
+
+    @contextmanager
+    def frame(self, title: str, intro: str) -> Iterator[None]:
+        """The frame of a lab page: title, intro and "copy link" around the body, then the URL written.
+
+        The link is drawn last (in a slot at the top) so it holds every value the body's widgets gave,
+        also when the body ends early.
+        """
+        head, slot = st.columns([6, 1], vertical_alignment="bottom")
+        head.title(title)
+        slot = slot.empty()
+        st.caption(intro)
+        yield
+        with slot.popover(t("url.copy_link"), icon=":material/link:"):
+            st.code(self.link(), language=None)
+        self.sync_url()
