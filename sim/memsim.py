@@ -200,6 +200,16 @@ def default_blocks(d: int, sram_bytes: int, dtype_bytes: int) -> tuple[int, int]
     return min(block_n, d), block_n
 
 
+def block_sizes(algo: str, d: int, dtype_bytes: int, block_m: int | None, block_n: int | None,
+                sram_bytes: int | None) -> tuple[int, int]:
+    """(B_m, B_n) used: the caller's, else (tiled, with an SRAM size) Algorithm 1's rule, else 64."""
+    if sram_bytes is not None and algo == "tiled" and not (block_m and block_n):
+        paper_m, paper_n = default_blocks(d, sram_bytes, dtype_bytes)
+    else:
+        paper_m = paper_n = DEFAULT_BLOCK
+    return block_m or paper_m, block_n or paper_n
+
+
 def tiled_sram_bytes(d: int, block_m: int, block_n: int, dtype_bytes: int) -> int:
     """SRAM the tiles of Algorithm 1 occupy: Q_i and O_i (B_m×d), K_j and V_j (B_n×d).
 
@@ -224,11 +234,12 @@ def _replay_naive(grid: _Grid, heads: int, dtype_bytes: int, tally: _Tally, flus
     Between kernels S and P can stay in L2 for the next one, unless the cache is flushed at each kernel's start.
     """
     rows, cols, d, N = grid.rows() * dtype_bytes, grid.cols() * dtype_bytes, grid.d, grid.N
-    row_cells = [tuple((i, j) for j in range(grid.t_c)) for i in range(grid.t_r)]
+    # the cells each row tile changes, for the animation only (T_r × T_c tuples: millions at large N)
+    row_cells = [tuple((i, j) for j in range(grid.t_c)) for i in range(grid.t_r)] if tally.want_events else None
     for kernel, inp, out, other in (("qk", "Q", "S", "K"), ("softmax", "S", "P", None), ("pv", "P", "O", "V")):
         width_in = N if inp in "SP" else d  # S and P rows are N wide, Q rows d wide
         width_out = N if out in "SP" else d
-        cells_of = (lambda i: row_cells[i]) if out in "SP" else (lambda i: ())
+        cells_of = (lambda i: row_cells[i]) if out in "SP" and row_cells else (lambda i: ())
         if flush_per_kernel and tally.lru is not None:
             tally.lru.clear()
         for h in range(heads):
@@ -302,11 +313,7 @@ def attention_io(algo: str, N: int, d: int, *, batch_heads: int = 1, dtype_bytes
             raise MemsimError("not_positive", {"name": name, "value": value})
     if l2_bytes is not None and l2_bytes < 0:
         raise MemsimError("not_positive", {"name": "l2_bytes", "value": l2_bytes})
-    if sram_bytes is not None and algo == "tiled" and not (block_m and block_n):
-        paper_m, paper_n = default_blocks(d, sram_bytes, dtype_bytes)
-    else:
-        paper_m = paper_n = DEFAULT_BLOCK
-    block_m, block_n = block_m or paper_m, block_n or paper_n
+    block_m, block_n = block_sizes(algo, d, dtype_bytes, block_m, block_n, sram_bytes)
     sram_needed = tiled_sram_bytes(d, block_m, block_n, dtype_bytes) if algo == "tiled" else None
     if sram_bytes is not None and sram_needed is not None and sram_needed > sram_bytes:
         raise MemsimError("sram_too_small", {"needed": sram_needed, "available": sram_bytes,
@@ -345,6 +352,20 @@ def attention_io(algo: str, N: int, d: int, *, batch_heads: int = 1, dtype_bytes
                     hbm_write_bytes=sum(writes.values()), l2_read_bytes=l2_read, hbm_read_by_tensor=reads,
                     hbm_write_by_tensor=writes, sram_bytes_needed=sram_needed, flops=flops * batch_heads,
                     l2_bytes=l2_bytes, n_sm=n_sm, events_total=events_total, events=events)
+
+
+def replay_cost(algo: str, N: int, batch_heads: int, block_m: int, block_n: int, n_sm: int) -> int:
+    """About how many tile accesses the L2 replay of attention_io makes (about 1.5 µs each on a 2-core machine).
+
+    The page refuses the L2 model above MAX_REPLAY rather than keep a user (and the server) waiting.
+    """
+    t_r, t_c = -(-N // block_m), -(-N // block_n)
+    if algo == "naive":  # 3 kernels × row tiles, plus K and V tiles, per head
+        return batch_heads * (3 * t_r + 2 * t_c)
+    return -(-batch_heads * t_r // n_sm) * t_c * 2  # waves × column steps × (about 2) heads per wave
+
+
+MAX_REPLAY = 1_000_000  # about 1.5 s of replay
 
 
 def sweep(algo: str, param: str, values: list[int], **config) -> list[IOReport]:

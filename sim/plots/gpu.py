@@ -1,0 +1,89 @@
+"""Figures of the GPU lab's IO model: bytes against N and against SRAM size, and the roofline.
+
+Every figure is the simulator's (labels["simulated"] in the title): measured figures live in gpu_measure.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from sim.io_sweeps import SramPoint, SweepPoint
+from sim.memsim import GpuSpec, Roofline
+from sim.plots.curves import compact_layout
+
+NAIVE, TILED, L2 = "#d62728", "#0877bd", "#2ca02c"
+HEIGHT = 360
+
+
+def _line(fig: go.Figure, x, y, name: str, color: str, dash: str | None = None, symbol: str = "circle") -> None:
+    pairs = [(a, b) for a, b in zip(x, y) if b is not None]
+    if pairs:
+        xs, ys = zip(*pairs)
+        fig.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines+markers",
+                                 line=dict(color=color, dash=dash), marker=dict(symbol=symbol, size=7)))
+
+
+def _guide(fig: go.Figure, x: list[int], anchor: tuple[int, float], power: int, name: str) -> None:
+    """A dotted reference line ∝ x^power through one point of the data (its slope is what matters)."""
+    x0, y0 = anchor
+    fig.add_trace(go.Scatter(x=x, y=[y0 * (v / x0) ** power for v in x], name=name, mode="lines",
+                             line=dict(color="#999", dash="dot", width=1), hoverinfo="skip"))
+
+
+def _log_log(fig: go.Figure, x_title: str, y_title: str, title: str) -> go.Figure:
+    compact_layout(fig, x_title, y_title, HEIGHT)
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="SI")
+    fig.update_layout(title=dict(text=title, font=dict(size=14)), margin=dict(t=70))
+    return fig
+
+
+def bytes_vs_n_figure(points: list[SweepPoint], labels: dict) -> go.Figure:
+    """HBM bytes of both algorithms against N (log-log): naive grows as N², tiled as N²/M·d² (∝ N² at fixed M
+    too, but hundreds of times lower), and the L2 model's HBM bytes below the two-level line."""
+    fig = go.Figure()
+    x = [p.value for p in points]
+    _line(fig, x, [p.naive_hbm for p in points], labels["naive"], NAIVE)
+    _line(fig, x, [p.tiled_hbm for p in points], labels["tiled"], TILED)
+    _line(fig, x, [p.naive_hbm_l2 for p in points], labels["naive_l2"], NAIVE, "dash", "diamond")
+    _line(fig, x, [p.tiled_hbm_l2 for p in points], labels["tiled_l2"], TILED, "dash", "diamond")
+    _line(fig, x, [p.tiled_l2 for p in points], labels["tiled_l2_traffic"], L2, "dot", "square")
+    _guide(fig, x, (x[-1], points[-1].naive_hbm), 2, labels["n2"])
+    _guide(fig, x, (x[0], points[0].naive_hbm), 1, labels["n1"])
+    return _log_log(fig, labels["x_n"], labels["y_bytes"], labels["title_n"])
+
+
+def bytes_vs_sram_figure(points: list[SramPoint], naive_hbm: int, labels: dict) -> go.Figure:
+    """Tiled HBM bytes against SRAM size (log-log), with Algorithm 1's blocks and square blocks, the Θ(N²d²/M)
+    law scaled to meet the square blocks' first point, and naive's bytes (independent of M) for scale."""
+    fig = go.Figure()
+    x = [p.sram_bytes / 1024 for p in points]
+    _line(fig, x, [p.paper_hbm for p in points], labels["paper_blocks"], TILED)
+    _line(fig, x, [p.square_hbm for p in points], labels["square_blocks"], L2, "dash", "square")
+    first = next((p for p in points if p.square_hbm), None)
+    if first:
+        scale = first.square_hbm / first.law
+        fig.add_trace(go.Scatter(x=x, y=[p.law * scale for p in points], name=labels["law"], mode="lines",
+                                 line=dict(color="#999", dash="dot", width=1), hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=[x[0], x[-1]], y=[naive_hbm, naive_hbm], name=labels["naive"], mode="lines",
+                             line=dict(color=NAIVE)))
+    return _log_log(fig, labels["x_sram"], labels["y_bytes"], labels["title_sram"])
+
+
+def roofline_figure(spec: GpuSpec, points: dict[str, Roofline], labels: dict) -> go.Figure:
+    """Attainable FLOP/s against arithmetic intensity for one GPU, and where each pass sits on it."""
+    lo = min([0.1, *(r.intensity / 3 for r in points.values())])
+    hi = max([1e4, *(r.intensity * 3 for r in points.values())])
+    xs = np.geomspace(lo, hi, 200)
+    fig = go.Figure(go.Scatter(x=xs, y=np.minimum(spec.peak_flops, xs * spec.hbm_bytes_per_s), mode="lines",
+                               name=labels["roof"], line=dict(color="#333")))
+    ridge = spec.peak_flops / spec.hbm_bytes_per_s
+    fig.add_vline(x=ridge, line=dict(color="#999", dash="dot", width=1),
+                  annotation_text=labels["ridge"].format(ridge=f"{ridge:.0f}"), annotation_position="bottom right")
+    colors = {"naive": NAIVE, "tiled": TILED}
+    for name, r in points.items():
+        algo, _, level = name.partition("_")
+        fig.add_trace(go.Scatter(x=[r.intensity], y=[r.attainable_flops], mode="markers", name=labels[name],
+                                 marker=dict(color=colors[algo], size=13, symbol="diamond" if level else "circle",
+                                             line=dict(color="#fff", width=1))))
+    return _log_log(fig, labels["x_intensity"], labels["y_flops"], labels["title_roofline"])

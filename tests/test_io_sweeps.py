@@ -1,0 +1,75 @@
+"""The GPU lab's sweeps and figures against the closed forms of the IO model."""
+import math
+
+import pytest
+
+from sim.io_sweeps import Chip, n_sweep, sram_sweep
+from sim.memsim import GPUS, MAX_REPLAY, attention_io, replay_cost, roofline
+from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
+
+H200 = GPUS["H200"]
+CONFIG = {"batch_heads": 4, "dtype_bytes": 2, "causal": False, "block_m": 64, "block_n": 128}
+
+
+def test_n_sweep_two_levels_follow_the_closed_forms():
+    Ns = [100, 256, 1000, 4096]
+    for p, N in zip(n_sweep(Ns, 64, CONFIG, Chip(64 * 1024, None, 132)), Ns):
+        assert p.value == N
+        assert p.naive_hbm == (4 * N * N + 4 * N * 64) * 2 * 4  # reads 3Nd + 2N², writes 2N² + Nd
+        assert p.tiled_hbm == (2 * N * 64 + 2 * N * 64 * math.ceil(N / 64)) * 2 * 4  # Q, O once; K, V per row block
+        assert p.naive_hbm_l2 is p.tiled_hbm_l2 is p.tiled_l2 is None
+
+
+def test_with_an_l2_hbm_falls_and_l2_traffic_keeps_the_two_level_reads():
+    chip = Chip(64 * 1024, H200.l2_bytes, H200.n_sm)
+    for p in n_sweep([1024, 8192], 64, CONFIG, chip):
+        two = attention_io("tiled", p.value, 64, **CONFIG)
+        assert p.tiled_l2 == two.hbm_read_bytes  # every read still goes through L2
+        assert p.tiled_hbm_l2 < p.tiled_hbm and p.naive_hbm_l2 <= p.naive_hbm
+        # K and V of a head (2·N·d·2 B ≤ 4 MiB) stay in a 60 MiB L2: tiled reads Q, K, V from HBM once
+        assert p.tiled_hbm_l2 == 4 * p.value * 64 * 2 * 4
+
+
+def test_replays_too_long_are_left_out():
+    big = {**CONFIG, "batch_heads": 16384}
+    assert replay_cost("naive", 1024, 16384, 64, 128, 132) > MAX_REPLAY
+    (p,) = n_sweep([1024], 64, big, Chip(64 * 1024, H200.l2_bytes, H200.n_sm))
+    assert p.naive_hbm_l2 is None and p.naive_hbm == (4 * 1024 ** 2 + 4 * 1024 * 64) * 2 * 16384
+
+
+def test_sram_sweep_square_blocks_follow_the_law_and_algorithm_1_flattens_at_b_m_equal_d():
+    N, d = 8192, 64
+    sizes = [2**k * 1024 for k in range(2, 9)]  # 4 KiB … 256 KiB
+    points = sram_sweep(sizes, N, d, 1, 2, False)
+    for p in points:
+        B = p.sram_bytes // 2 // (4 * d)
+        assert p.square_block == B
+        assert p.square_hbm == (2 * N * d + 2 * N * d * math.ceil(N / B)) * 2
+        assert p.law == pytest.approx(N * N * d * d / (p.sram_bytes / 2) * 2)
+    # Algorithm 1: B_m = min(M/4d, d): the same traffic once M ≥ 4d² elements (32 KiB in float16)
+    flat = {p.paper_hbm for p in points if p.sram_bytes >= 4 * d * d * 2}
+    assert len(flat) == 1 and points[0].paper_blocks == (8, 8)  # 4 KiB: 2048 elements / 4d
+    assert [p.square_hbm for p in points] == sorted((p.square_hbm for p in points), reverse=True)
+    assert sram_sweep([100], 64, d, 1, 2, False)[0].paper_hbm is None  # 100 B: not even 1×1 tiles
+
+
+def test_figures_draw_what_they_are_given():
+    labels = {k: k for k in ("naive", "tiled", "naive_l2", "tiled_l2", "tiled_l2_traffic", "n2", "n1", "x_n",
+                             "y_bytes", "title_n", "paper_blocks", "square_blocks", "law", "x_sram", "title_sram",
+                             "roof", "x_intensity", "y_flops", "title_roofline")} | {"ridge": "ridge {ridge}"}
+    points = n_sweep([256, 1024], 64, CONFIG, Chip(64 * 1024, H200.l2_bytes, H200.n_sm))
+    fig = bytes_vs_n_figure(points, labels)
+    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
+    traces = {tr.name: tr for tr in fig.data}
+    assert list(traces["naive"].y) == [p.naive_hbm for p in points]
+    assert list(traces["tiled_l2_traffic"].y) == [p.tiled_l2 for p in points]
+    n2 = traces["n2"].y
+    assert n2[1] / n2[0] == pytest.approx(16)  # (1024/256)²
+    sram = bytes_vs_sram_figure(sram_sweep([8192, 65536], 1024, 64, 1, 2, False), 123, labels)
+    law = {tr.name: tr for tr in sram.data}["law"].y
+    assert law[0] / law[1] == pytest.approx(8)  # ∝ 1/M
+    r = attention_io("naive", 1024, 64)
+    roof = roofline(r, H200.hbm_bytes_per_s, H200.peak_flops)
+    fig = roofline_figure(H200, {"naive": roof}, labels)
+    line, point = fig.data
+    assert max(line.y) == H200.peak_flops and point.y[0] == pytest.approx(roof.intensity * H200.hbm_bytes_per_s)
