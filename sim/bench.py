@@ -298,6 +298,62 @@ def memsim(args: argparse.Namespace) -> None:
                                   "seconds": round(seconds, 4), "target_s": 0.5}))
 
 
+def gpu_page(args: argparse.Namespace) -> None:
+    """Server-side redraw of the GPU lab after a change (nothing cached): the summary (both algorithms, two levels and
+    L2), each view's figures as JSON, and the animation's payload."""
+    import plotly.io as pio
+
+    from sim.io_sweeps import Chip, n_sweep, sram_sweep
+    from sim.memsim import GPUS, MAX_REPLAY, attention_io, block_sizes, replay_cost, roofline
+    from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
+    from sim.plots.memsim_anim import animation_payload
+
+    h200 = GPUS["H200"]
+    chip = Chip(64 * 1024, h200.l2_bytes, h200.n_sm)
+    labels = KeyLabels()
+    configs = {"default": (1024, 1, 16, 2), "naive_dies": (100_000, 1, 16, 4), "flash_fig2": (1024, 64, 16, 2),
+               "N=16384": (16384, 1, 16, 2)}
+    for name, (N, B, H, elem) in configs.items():
+        config = {"batch_heads": B * H, "dtype_bytes": elem, "causal": False, "block_m": None, "block_n": None}
+
+        def summary() -> dict:
+            reports = {}
+            for algo in ("naive", "tiled"):
+                kw = {**config, "sram_bytes": chip.sram_bytes, "n_sm": chip.n_sm, "max_events": 0}
+                reports[algo] = attention_io(algo, N, 64, **kw)
+                blocks = block_sizes(algo, 64, elem, None, None, chip.sram_bytes)
+                if replay_cost(algo, N, B * H, *blocks, chip.n_sm) <= MAX_REPLAY:
+                    reports[f"{algo}_l2"] = attention_io(algo, N, 64, **kw | {"l2_bytes": chip.l2_bytes})
+            return reports
+
+        def sweeps() -> None:
+            points = n_sweep(sorted({*(2**k for k in range(8, 18)), N}), 64, config, chip)
+            sram = sram_sweep([2**k * 1024 for k in range(2, 11)], N, 64, B * H, elem, False)
+            pio.to_json(bytes_vs_n_figure(points, labels))
+            pio.to_json(bytes_vs_sram_figure(sram, 1, labels))
+
+        def roof() -> None:
+            points = {k: roofline(r, h200.hbm_bytes_per_s, h200.peak_flops) for k, r in summary().items()}
+            pio.to_json(roofline_figure(h200, points, labels))
+
+        def animation() -> None:
+            report = attention_io("tiled", N, 64, dtype_bytes=elem, sram_bytes=chip.sram_bytes,
+                                  l2_bytes=chip.l2_bytes, n_sm=chip.n_sm)
+            json.dumps(animation_payload(report, labels))
+
+        row = {"bench": "gpu_page", "config": name, "N": N, "B": B, "H": H}
+        for part, fn in (("summary", summary), ("sweeps", sweeps), ("roofline", roof), ("animation", animation)):
+            row[f"{part}_ms"] = round(best_seconds(fn, min(args.repeats, 3)) * 1e3, 1)
+        print(json.dumps(row | {"target_ms": 300}))
+
+
+class KeyLabels(dict):
+    """Labels for the figure builders in benchmarks: every key is its own label."""
+
+    def __missing__(self, key: str) -> str:
+        return key
+
+
 def attention_cpu(args: argparse.Namespace) -> None:
     """CPU time and peak memory of naive and tiled attention at N = 8192 (target: tiled peak <= 1/8 of naive's)."""
     from sim.gpu import measure_attention
@@ -332,7 +388,8 @@ def gpu(args: argparse.Namespace) -> None:
 
 # name -> function(args); a new benchmark is a new entry
 SUBCOMMANDS = {"engine": engine, "shapes": shapes, "attention": attention, "regression": regression,
-               "generalization": generalization, "memsim": memsim, "attention_cpu": attention_cpu, "gpu": gpu}
+               "generalization": generalization, "memsim": memsim, "attention_cpu": attention_cpu, "gpu": gpu,
+               "gpu_page": gpu_page}
 
 
 def main() -> None:

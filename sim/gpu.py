@@ -67,7 +67,7 @@ class Measurement:
     config: dict  # B, H, N, d, dtype, causal and the kernel's block sizes
     time_ms: float | None  # median over repetitions, caches flushed between them (CUDA)
     peak_bytes: int | None  # memory allocated beyond the inputs (the output included) at the peak
-    flops: int  # 4·B·H·N²·d, halved with the causal mask (the convention of FlashAttention's benchmarks)
+    flops: int  # 4·B·H·N²·d, halved with the causal mask, ×3.5 with the backward (FlashAttention's benchmarks)
     hbm_read_bytes: int | None  # from ncu: dram__bytes_read.sum over every kernel
     hbm_write_bytes: int | None  # dram__bytes_write.sum
     l2_bytes: int | None  # lts__t_bytes.sum: all traffic at L2
@@ -83,28 +83,36 @@ class Measurement:
         return self.flops / self.time_ms / 1e9 if self.time_ms else None
 
 
-def attention_flops(B: int, H: int, N: int, d: int, causal: bool) -> int:
-    """4·B·H·N²·d (QKᵀ and PV, 2 FLOPs per multiply-add), halved with the causal mask."""
+def attention_flops(B: int, H: int, N: int, d: int, causal: bool, backward: bool = False) -> int:
+    """4·B·H·N²·d (QKᵀ and PV, 2 FLOPs per multiply-add), halved with the causal mask; forward + backward counts
+    3.5 times the forward (five matmuls in the backward, with S recomputed, against two), as FlashAttention's
+    benchmarks count it.
+    """
     flops = 4 * B * H * N * N * d
-    return flops // 2 if causal else flops
+    flops = flops // 2 if causal else flops
+    return flops * 7 // 2 if backward else flops
 
 
-def memory_needed(impl: str, B: int, H: int, N: int, d: int, dtype: str, causal: bool) -> dict:
+def memory_needed(impl: str, B: int, H: int, N: int, d: int, dtype: str, causal: bool,
+                  backward: bool = False) -> dict:
     """Bytes one call allocates beyond its inputs, and the arithmetic behind it (for the refusal message).
 
     naive keeps S and P (two N×N matrices per (batch, head)) at once; PyTorch's math backend does too, in float32
-    (it upcasts half precision by default). The others hold O(N): their output and blocks.
+    (it upcasts half precision by default). The others hold O(N): their output and blocks. With the backward,
+    the materialising ones hold up to four (P saved by the forward, dP, dS and a temporary of the softmax's
+    backward; about 3.1 to 3.5 measured on the CPU), and the gradients of q, k, v add three outputs' worth.
     """
     elem = DTYPE_BYTES[dtype]
-    output = B * H * N * d * elem
+    output = B * H * N * d * elem * (4 if backward else 1)  # O, and dQ, dK, dV with the backward
     if impl not in MATERIALISING:
         return {"needed_bytes": output, "output_bytes": output}
+    matrices = 4 if backward else 2
     matrix_elem = max(elem, 4) if impl == "sdpa_math" else elem
     per_head = N * N * matrix_elem  # one N×N matrix of one (batch, head)
     mask = N * N if causal and impl == "naive" else 0  # the boolean mask, shared by every head
-    return {"needed_bytes": 2 * B * H * per_head + mask + output, "matrix_bytes_per_head": per_head,
-            "matrices": 2, "batch_heads": B * H, "N": N, "bytes_per_element": matrix_elem, "mask_bytes": mask,
-            "output_bytes": output}
+    return {"needed_bytes": matrices * B * H * per_head + mask + output, "matrix_bytes_per_head": per_head,
+            "matrices": matrices, "batch_heads": B * H, "N": N, "bytes_per_element": matrix_elem,
+            "mask_bytes": mask, "output_bytes": output}
 
 
 def free_memory(cuda: bool) -> int:
@@ -153,8 +161,10 @@ def attention_call(impl: str, q, k, v, causal: bool, block_m: int = 64, block_n:
         return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
 
-def _unavailable(impl: str, cuda: bool, dtype: str) -> str | None:
+def _unavailable(impl: str, cuda: bool, dtype: str, backward: bool) -> str | None:
     """Why impl cannot run here, or None."""
+    if backward and impl in ("tiled_torch", "flash_triton"):
+        return "forward_only"  # ours have no backward written (autograd through the torch loop would keep every block)
     if impl == "flash_triton" and not cuda:
         return "flash_triton_needs_cuda"  # the Triton interpreter runs it on a CPU, but far too slowly to time
     if impl == "sdpa_flash" and not cuda:
@@ -236,9 +246,10 @@ def _is_oom(error: BaseException) -> bool:
 def measure_attention(impl: str, B: int, H: int, N: int, d: int, dtype: str = "float16", causal: bool = False, *,
                       block_m: int = 64, block_n: int = 64, num_warps: int = 4, num_stages: int = 2,
                       repeats: int = 10, counters: bool = True, wait_s: float = 30.0,
-                      device: str | None = None) -> Measurement:
+                      device: str | None = None, backward: bool = False) -> Measurement:
     """Time and peak memory of one forward pass on `device` ("cuda" when there is one, else "cpu"), and its
-    traffic from ncu (CUDA).
+    traffic from ncu (CUDA). With `backward`, of the forward and the backward of the scalar loss (O · dO).sum()
+    for a fixed random dO: the gradients of q, k and v (no counters: ncu profiles the forward only).
 
     Sizes the memory guard refuses, implementations this device lacks, an out-of-memory error and a busy lock
     come back as a Measurement with `error` set, never as an exception.
@@ -252,33 +263,40 @@ def measure_attention(impl: str, B: int, H: int, N: int, d: int, dtype: str = "f
     name = info.name if cuda else _cpu_name()
     source = f"measured · CUDA events · {name}" if cuda else f"measured · CPU · {name}"
     config = {"B": B, "H": H, "N": N, "d": d, "dtype": dtype, "causal": causal}
+    if backward:
+        config["backward"] = True
     if impl in ("tiled_torch", "flash_triton"):
         config |= {"block_m": block_m, "block_n": block_n}
     if impl == "flash_triton":
         config |= {"num_warps": num_warps, "num_stages": num_stages}
-    blank = Measurement(impl, name, config, None, None, attention_flops(B, H, N, d, causal), None, None, None,
-                        None, source)
+    blank = Measurement(impl, name, config, None, None, attention_flops(B, H, N, d, causal, backward), None, None,
+                        None, None, source)
 
     def refused(code: str, **params) -> Measurement:
         assert code in ERROR_CODES, code  # every code has a message in both catalogues
         return replace(blank, error=code, error_params=params)
 
-    reason = _unavailable(impl, cuda, dtype)
+    reason = _unavailable(impl, cuda, dtype, backward)
     if reason:
         return refused("unavailable", reason=reason)
     if not MEASURE_LOCK.acquire(timeout=wait_s):
         return refused("busy")
     try:
-        need = memory_needed(impl, B, H, N, d, dtype, causal)
+        need = memory_needed(impl, B, H, N, d, dtype, causal, backward)
         free = free_memory(cuda)
         if need["needed_bytes"] > free:
             return refused("too_large", free_bytes=free, **need)
         oom = False
         try:
             q, k, v = make_inputs(B, H, N, d, dtype, "cuda" if cuda else "cpu")
+            for x in (q, k, v):
+                x.requires_grad_(backward)
+            d_out = torch.randn_like(q) if backward else None  # allocated with the inputs: not in the peak
 
             def run():
-                return attention_call(impl, q, k, v, causal, block_m, block_n, num_warps, num_stages)
+                out = attention_call(impl, q, k, v, causal, block_m, block_n, num_warps, num_stages)
+                # the gradients are returned, not accumulated in .grad: every repetition allocates the same
+                return (out, torch.autograd.grad(out, (q, k, v), d_out)) if backward else out
 
             run()  # warm-up: Triton compilation, cuBLAS heuristics, the allocator's first blocks
             if cuda:
@@ -292,7 +310,7 @@ def measure_attention(impl: str, B: int, H: int, N: int, d: int, dtype: str = "f
                 raise
             oom = True  # freed below, once the traceback (which holds the tensors) is gone
         if oom:
-            q = k = v = None
+            q = k = v = d_out = None
             gc.collect()
             if cuda:
                 torch.cuda.empty_cache()
@@ -302,6 +320,8 @@ def measure_attention(impl: str, B: int, H: int, N: int, d: int, dtype: str = "f
             return replace(result, counters_reason="not_requested")
         if not cuda:
             return replace(result, counters_reason="no_cuda")
+        if backward:
+            return replace(result, counters_reason="forward_only")
         from sim.ncu import collect
 
         found = collect(impl, config)

@@ -9,17 +9,18 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import asdict
 
-from sim.gpu import DTYPE_BYTES, Measurement, device_info, free_memory, measure_attention, memory_needed
+from sim.gpu import DTYPE_BYTES, IMPLS, Measurement, device_info, free_memory, measure_attention, memory_needed
 from sim.memsim import GPUS, attention_io
 
 PRESETS = {
-    # llm-foundations article, 5.10: T = 100,000 in float32 makes a 10^10-element score matrix, about 40 GB
-    "naive_dies": {"impl": "naive", "B": 1, "H": 1, "N": 100_000, "d": 64, "dtype": "float32", "causal": False},
+    # llm-foundations article, 5.10: T = 100,000 in float32 makes a 10^10-element score matrix, about 40 GB per
+    # head; a layer of 16 heads (as GPT-2 medium's) needs S and P for each: 1.28 TB, more than any one GPU holds
+    "naive_dies": {"impl": "naive", "B": 1, "H": 16, "N": 100_000, "d": 64, "dtype": "float32", "causal": False},
     # FlashAttention (Dao et al. 2022), Figure 2: GPT-2 medium attention on an A100, forward + backward
     "flash_fig2": {"B": 64, "H": 16, "N": 1024, "d": 64, "dtype": "float16", "causal": False,
                    "paper": {"standard": {"hbm_gb": 40.3, "runtime_ms": 41.7},
                              "flashattention": {"hbm_gb": 4.4, "runtime_ms": 7.3},
-                             "note": "A100, forward + backward; measured here: forward only"}},
+                             "note": "A100, forward + backward; measured here: forward, and forward + backward"}},
 }
 # (block_m, block_n, num_warps, num_stages) tried for the Triton kernel; the fastest is reported with the others
 FLASH_CONFIGS = ((64, 64, 4, 2), (128, 64, 4, 3), (128, 128, 8, 3))
@@ -29,7 +30,7 @@ def _row(m: Measurement) -> dict:
     return {**asdict(m), "tflops_per_s": m.tflops_per_s}
 
 
-def _simulated(algo: str, c: dict, l2_bytes: int | None, n_sm: int | None) -> dict:
+def simulated_io(algo: str, c: dict, l2_bytes: int | None, n_sm: int | None) -> dict:
     """The IO model's two-level and three-level (L2) figures for one configuration, in bytes."""
     common = {"batch_heads": c["B"] * c["H"], "dtype_bytes": DTYPE_BYTES[c["dtype"]],
               "causal": c["causal"], "block_m": c.get("block_m"), "block_n": c.get("block_n"), "max_events": 0}
@@ -87,7 +88,8 @@ def measurement_set(quick: bool = False, log: Callable[[str], None] = print,
         sweep_n, sweep_bh, repeats, flash_configs = (1024, 4096, 16384), (1, 16), 10, FLASH_CONFIGS
     else:  # the CPU: small sizes, labelled as CPU measurements
         target = {"B": 1, "H": 2, "N": 512, "d": 64, "dtype": "float32"}
-        sweep_n, sweep_bh, repeats, flash_configs = (256, 1024), (1, 2), 3, FLASH_CONFIGS[:1]
+        sweep_n, sweep_bh, repeats = (256, 512, 1024, 2048, 4096, 8192), (1, 2), 3
+        flash_configs = FLASH_CONFIGS[:1]
     report = {"bench": "gpu", "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "device": asdict(info), "driver": _driver(), "versions": _versions(), "quick": quick,
               "modelled_l2": {"l2_bytes": l2, "n_sm": n_sm, "from": "this device" if cuda else gpu.name},
@@ -97,7 +99,7 @@ def measurement_set(quick: bool = False, log: Callable[[str], None] = print,
     def measure(impl: str, c: dict, **kw) -> Measurement:
         m = measure_attention(impl, c["B"], c["H"], c["N"], c["d"], c["dtype"], c["causal"], repeats=repeats,
                               counters=False, **kw)
-        log(f"{impl} {m.config}: {m.time_ms} ms, peak {m.peak_bytes} B {m.error or ''}")
+        log(f"{impl} {m.config}: {m.time_ms} ms, peak {m.peak_bytes} B {m.error or m.error_params or ''}")
         return m
 
     def counters(impl: str, c: dict) -> dict:
@@ -132,8 +134,8 @@ def measurement_set(quick: bool = False, log: Callable[[str], None] = print,
         tiled = {**c, **best_flash[causal]}
         entry = {"config": c, "flash_config": best_flash[causal],
                  "measured": {"naive": counters("naive", c), "flash_triton": counters("flash_triton", tiled)},
-                 "simulated": {"naive": _simulated("naive", c, l2, n_sm),
-                               "tiled": _simulated("tiled", tiled, l2, n_sm)}}
+                 "simulated": {"naive": simulated_io("naive", c, l2, n_sm),
+                               "tiled": simulated_io("tiled", tiled, l2, n_sm)}}
         if not causal:
             entry["measured"]["sdpa_flash"] = counters("sdpa_flash", c)
         sim_naive, sim_tiled = entry["simulated"]["naive"], entry["simulated"]["tiled"]
@@ -148,15 +150,20 @@ def measurement_set(quick: bool = False, log: Callable[[str], None] = print,
         results[f"hbm_causal_{causal}"] = entry
         save(report)
 
-    # 3. Measured HBM and L2 bytes against the simulator's three levels, as N grows
+    # 3. Time, peak memory, and measured HBM and L2 bytes against the simulator's three levels, as N grows
     results["n_sweep"] = []
+    # the torch tiled loop launches ~16 kernels per block: seconds per call at N = 16384 on a GPU, so not swept there
+    swept = [impl for impl in IMPLS if not (cuda and impl == "tiled_torch")]
     for N in sweep_n:
         c = {**target, "B": sweep_bh[0], "H": sweep_bh[1], "N": N, "causal": False}
         tiled = {**c, **best_flash[False]}
+        blocks = {"flash_triton": best_flash[False], "tiled_torch": {"block_m": 128, "block_n": 128}}
         results["n_sweep"].append({
             "config": c, "flash_config": best_flash[False],
+            "runs": {impl: _row(measure(impl, c, **blocks.get(impl, {}))) for impl in swept},
             "measured": {"naive": counters("naive", c), "flash_triton": counters("flash_triton", tiled)},
-            "simulated": {"naive": _simulated("naive", c, l2, n_sm), "tiled": _simulated("tiled", tiled, l2, n_sm)}})
+            "simulated": {"naive": simulated_io("naive", c, l2, n_sm),
+                          "tiled": simulated_io("tiled", tiled, l2, n_sm)}})
         save(report)
 
     # 4. The presets: the seed's N = 100,000 (checked, never run), and the FlashAttention paper's Figure 2 setting
@@ -167,14 +174,21 @@ def measurement_set(quick: bool = False, log: Callable[[str], None] = print,
                                     "refused": need["needed_bytes"] > free}
     fig2 = PRESETS["flash_fig2"]
     c = {k: fig2[k] for k in ("B", "H", "N", "d", "dtype", "causal")}
-    if quick or not cuda:  # the paper's size takes minutes on a CPU: the same shape, fewer sequences
+    reduced = quick or not cuda  # the paper's batch takes minutes on a CPU: the same sequences, fewer of them
+    if quick:
         c |= {"B": 1, "H": 2, "N": 256}
+    elif not cuda:
+        c |= {"B": 1, "H": 4, "dtype": "float32"}  # float16 matmuls are slow on a CPU
     tiled = {**c, **best_flash[False]}
     results["preset_flash_fig2"] = {
-        "config": c, "paper": fig2["paper"],
+        "config": c, "paper": fig2["paper"], "paper_config": {k: fig2[k] for k in ("B", "H", "N", "d", "dtype")},
+        "reduced": reduced,
         "runs": {"naive": _row(measure("naive", c)), "sdpa_flash": _row(measure("sdpa_flash", c)),
-                 "flash_triton": _row(measure("flash_triton", c, **best_flash[False]))},
+                 "flash_triton": _row(measure("flash_triton", c, **best_flash[False])),
+                 "sdpa_math": _row(measure("sdpa_math", c))},
+        "runs_backward": {impl: _row(measure(impl, c, backward=True))
+                          for impl in ("naive", "sdpa_flash", "sdpa_math")},
         "measured": {"naive": counters("naive", c), "flash_triton": counters("flash_triton", tiled)},
-        "simulated": {"naive": _simulated("naive", c, l2, n_sm), "tiled": _simulated("tiled", tiled, l2, n_sm)}}
+        "simulated": {"naive": simulated_io("naive", c, l2, n_sm), "tiled": simulated_io("tiled", tiled, l2, n_sm)}}
     save(report)
     return report

@@ -27,20 +27,24 @@ class SweepPoint:
     tiled_l2: int | None  # bytes the SMs read through L2 for tiled (it follows the two-level model)
 
 
-def _io(algo: str, N: int, d: int, config: dict, chip: Chip, with_l2: bool):
-    """One report without events; None when the L2 replay would be too long."""
+def _io(algo: str, N: int, d: int, config: dict, chip: Chip, with_l2: bool, max_replay: int = MAX_REPLAY):
+    """One report without events; None when the L2 replay would cost more than max_replay (see replay_cost)."""
     kw = {**config, "sram_bytes": chip.sram_bytes, "n_sm": chip.n_sm, "max_events": 0}
     if with_l2:
         blocks = block_sizes(algo, d, config["dtype_bytes"], config.get("block_m"), config.get("block_n"),
                              chip.sram_bytes)
-        if replay_cost(algo, N, config["batch_heads"], *blocks, chip.n_sm) > MAX_REPLAY:
+        if replay_cost(algo, N, config["batch_heads"], *blocks, chip.n_sm) > max_replay:
             return None
         kw["l2_bytes"] = chip.l2_bytes
     return attention_io(algo, N, d, **kw)
 
 
-def n_sweep(Ns: list[int], d: int, config: dict, chip: Chip) -> list[SweepPoint]:
-    """Both algorithms at each N; config holds attention_io's batch_heads, dtype_bytes, causal, block sizes."""
+def n_sweep(Ns: list[int], d: int, config: dict, chip: Chip, max_replay: int = MAX_REPLAY // 10) -> list[SweepPoint]:
+    """Both algorithms at each N; config holds attention_io's batch_heads, dtype_bytes, causal, block sizes.
+
+    The L2 figures are left out (None) at sizes whose replay would cost more than max_replay (by default about
+    0.15 s a point, so that a sweep of ten sizes stays quick).
+    """
     points = []
     for N in Ns:
         naive = _io("naive", N, d, config, chip, False)
@@ -49,8 +53,8 @@ def n_sweep(Ns: list[int], d: int, config: dict, chip: Chip) -> list[SweepPoint]
         except MemsimError:
             tiled = None
         l2 = chip.l2_bytes is not None
-        naive_l2 = _io("naive", N, d, config, chip, True) if l2 else None
-        tiled_l2 = _io("tiled", N, d, config, chip, True) if l2 and tiled else None
+        naive_l2 = _io("naive", N, d, config, chip, True, max_replay) if l2 else None
+        tiled_l2 = _io("tiled", N, d, config, chip, True, max_replay) if l2 and tiled else None
         points.append(SweepPoint(N, naive.hbm_bytes, tiled and tiled.hbm_bytes, naive_l2 and naive_l2.hbm_bytes,
                                  tiled_l2 and tiled_l2.hbm_bytes, tiled_l2 and tiled_l2.l2_read_bytes))
     return points

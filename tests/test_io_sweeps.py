@@ -33,7 +33,7 @@ def test_with_an_l2_hbm_falls_and_l2_traffic_keeps_the_two_level_reads():
 def test_replays_too_long_are_left_out():
     big = {**CONFIG, "batch_heads": 16384}
     assert replay_cost("naive", 1024, 16384, 64, 128, 132) > MAX_REPLAY
-    (p,) = n_sweep([1024], 64, big, Chip(64 * 1024, H200.l2_bytes, H200.n_sm))
+    (p,) = n_sweep([1024], 64, big, Chip(64 * 1024, H200.l2_bytes, H200.n_sm), MAX_REPLAY)
     assert p.naive_hbm_l2 is None and p.naive_hbm == (4 * 1024 ** 2 + 4 * 1024 * 64) * 2 * 16384
 
 
@@ -71,5 +71,6 @@ def test_figures_draw_what_they_are_given():
     r = attention_io("naive", 1024, 64)
     roof = roofline(r, H200.hbm_bytes_per_s, H200.peak_flops)
     fig = roofline_figure(H200, {"naive": roof}, labels)
-    line, point = fig.data
+    line, ridge, point = fig.data
+    assert ridge.x[0] == pytest.approx(H200.peak_flops / H200.hbm_bytes_per_s)
     assert max(line.y) == H200.peak_flops and point.y[0] == pytest.approx(roof.intensity * H200.hbm_bytes_per_s)

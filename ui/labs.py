@@ -16,4 +16,5 @@ LABS = [
     Lab("labs/generalization.py", "generalization", ":material/balance:", "generalization"),
     Lab("labs/attention.py", "attention", ":material/visibility:", "attention"),
     Lab("labs/shapes.py", "shapes", ":material/account_tree:", "shapes"),
+    Lab("labs/gpu.py", "gpu", ":material/memory:", "gpu"),
 ]

@@ -15,12 +15,13 @@ NAIVE, TILED, L2 = "#d62728", "#0877bd", "#2ca02c"
 HEIGHT = 360
 
 
-def _line(fig: go.Figure, x, y, name: str, color: str, dash: str | None = None, symbol: str = "circle") -> None:
+def _line(fig: go.Figure, x, y, name: str, color: str, dash: str | None = None, symbol: str = "circle",
+          mode: str = "lines+markers") -> None:
     pairs = [(a, b) for a, b in zip(x, y) if b is not None]
     if pairs:
         xs, ys = zip(*pairs)
-        fig.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines+markers",
-                                 line=dict(color=color, dash=dash), marker=dict(symbol=symbol, size=7)))
+        fig.add_trace(go.Scatter(x=xs, y=ys, name=name, mode=mode, line=dict(color=color, dash=dash),
+                                 marker=dict(symbol=symbol, size=9 if mode == "markers" else 7)))
 
 
 def _guide(fig: go.Figure, x: list[int], anchor: tuple[int, float], power: int, name: str) -> None:
@@ -34,7 +35,8 @@ def _log_log(fig: go.Figure, x_title: str, y_title: str, title: str) -> go.Figur
     compact_layout(fig, x_title, y_title, HEIGHT)
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="SI")
-    fig.update_layout(title=dict(text=title, font=dict(size=14)), margin=dict(t=70))
+    fig.update_layout(title=dict(text=title, font=dict(size=14), x=0, y=1, yref="container", yanchor="top",
+                                 pad=dict(t=8, l=8)), margin=dict(t=100), legend=dict(y=1.02))
     return fig
 
 
@@ -47,7 +49,8 @@ def bytes_vs_n_figure(points: list[SweepPoint], labels: dict) -> go.Figure:
     _line(fig, x, [p.tiled_hbm for p in points], labels["tiled"], TILED)
     _line(fig, x, [p.naive_hbm_l2 for p in points], labels["naive_l2"], NAIVE, "dash", "diamond")
     _line(fig, x, [p.tiled_hbm_l2 for p in points], labels["tiled_l2"], TILED, "dash", "diamond")
-    _line(fig, x, [p.tiled_l2 for p in points], labels["tiled_l2_traffic"], L2, "dot", "square")
+    # equal to the two-level tiled reads by construction: open markers, so the line below stays visible
+    _line(fig, x, [p.tiled_l2 for p in points], labels["tiled_l2_traffic"], L2, symbol="square-open", mode="markers")
     _guide(fig, x, (x[-1], points[-1].naive_hbm), 2, labels["n2"])
     _guide(fig, x, (x[0], points[0].naive_hbm), 1, labels["n1"])
     return _log_log(fig, labels["x_n"], labels["y_bytes"], labels["title_n"])
@@ -77,9 +80,10 @@ def roofline_figure(spec: GpuSpec, points: dict[str, Roofline], labels: dict) ->
     xs = np.geomspace(lo, hi, 200)
     fig = go.Figure(go.Scatter(x=xs, y=np.minimum(spec.peak_flops, xs * spec.hbm_bytes_per_s), mode="lines",
                                name=labels["roof"], line=dict(color="#333")))
-    ridge = spec.peak_flops / spec.hbm_bytes_per_s
-    fig.add_vline(x=ridge, line=dict(color="#999", dash="dot", width=1),
-                  annotation_text=labels["ridge"].format(ridge=f"{ridge:.0f}"), annotation_position="bottom right")
+    ridge = spec.peak_flops / spec.hbm_bytes_per_s  # a trace, not a vline: shapes on log axes take log10(x)
+    fig.add_trace(go.Scatter(x=[ridge, ridge], y=[lo * spec.hbm_bytes_per_s, spec.peak_flops], mode="lines",
+                             name=labels["ridge"].format(ridge=f"{ridge:.0f}"),
+                             line=dict(color="#999", dash="dot", width=1)))
     colors = {"naive": NAIVE, "tiled": TILED}
     for name, r in points.items():
         algo, _, level = name.partition("_")

@@ -1,0 +1,195 @@
+"""GPU memory hierarchy lab: the bytes one attention pass moves, simulated tile by tile and measured here."""
+import streamlit as st
+
+from sim.gpu import DTYPE_BYTES
+from sim.gpu_bench import PRESETS as BENCH_PRESETS
+from sim.io_sweeps import Chip, SweepPoint, n_sweep, sram_sweep
+from sim.memsim import (GPUS, MAX_REPLAY, IOReport, MemsimError, attention_io, block_sizes, replay_cost,
+                        roofline)
+from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
+from sim.plots.shapes import human_bytes, human_count
+from ui.gpu_measure import measure_section
+from ui.i18n import t
+from ui.memsim_view import show_animation
+from ui.schemas.gpu import PAGE, SCHEMA
+from ui.urlstate import PageState
+
+SIZES = ("B", "H", "N", "d", "dtype", "causal")  # what a preset sets
+PRESETS = {"default": {p.name: p.default for p in SCHEMA if p.name in SIZES},
+           **{name: {k: BENCH_PRESETS[name][k] for k in SIZES} for name in ("naive_dies", "flash_fig2")}}
+SWEEP_N = [2**k for k in range(8, 18)]  # 256 … 131,072 tokens
+SWEEP_SRAM = [2**k * 1024 for k in range(2, 11)]  # 4 KiB … 1 MiB
+ss = st.session_state
+
+
+def apply_preset(name: str) -> None:
+    for key, value in PRESETS[name].items():
+        ss[f"{PAGE}.{key}"] = value
+
+
+def controls(state: PageState) -> None:
+    bar = st.container(horizontal=True, vertical_alignment="center")
+    bar.caption(t("gpu.presets"))
+    for name in PRESETS:
+        bar.button(t(f"gpu.preset.{name}"), on_click=apply_preset, args=(name,), key=f"gpu.preset_{name}")
+    auto = {"format_func": lambda b: t("gpu.auto") if b == 0 else str(b)}
+    rows = (((("N", {}), ("d", {}), ("B", {}), ("H", {}), ("dtype", {}), ("causal", {})), [1] * 6),
+            ((("gpu", {}), ("l2", {}), ("sram_kib", {}), ("block_m", auto), ("block_n", auto)), [5, 4, 4, 4, 4]))
+    for row, widths in rows:
+        for col, (name, kw) in zip(st.columns(widths, vertical_alignment="bottom"), row):
+            state.widget(name, container=col, help=t(f"gpu.{name}.help"), **kw)
+
+
+def io_config(v: dict) -> dict:
+    """attention_io's keywords for the page's sizes (the SRAM and L2 come from the Chip)."""
+    return {"batch_heads": v["B"] * v["H"], "dtype_bytes": DTYPE_BYTES[v["dtype"]], "causal": v["causal"],
+            "block_m": v["block_m"] or None, "block_n": v["block_n"] or None}
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def simulate(algo: str, N: int, d: int, config: tuple, chip: Chip, l2: bool, animate: bool = False) -> IOReport:
+    """One report, with the L2 model when `l2`; `animate`: one (batch, head), with its events."""
+    kw = dict(config) | {"sram_bytes": chip.sram_bytes, "n_sm": chip.n_sm}
+    if animate:
+        kw["batch_heads"] = 1
+    return attention_io(algo, N, d, **kw, l2_bytes=chip.l2_bytes if l2 else None, max_events=4000 if animate else 0)
+
+
+def l2_affordable(algo: str, N: int, d: int, config: dict, chip: Chip) -> bool:
+    blocks = block_sizes(algo, d, config["dtype_bytes"], config["block_m"], config["block_n"], chip.sram_bytes)
+    return replay_cost(algo, N, config["batch_heads"], *blocks, chip.n_sm) <= MAX_REPLAY
+
+
+def error_text(e: MemsimError) -> str:
+    params = {k: human_bytes(v) if k in ("needed", "available") else v for k, v in e.params.items()}
+    return t(f"gpu.error.{e.code}", **params)
+
+
+def summary(v: dict, reports: dict[str, IOReport | None], with_l2: dict[str, IOReport | None], chip: Chip) -> None:
+    naive, tiled = reports["naive"], reports["tiled"]
+    cols = st.columns(4)
+    cols[0].metric(t("gpu.metric.naive"), human_bytes(naive.hbm_bytes),
+                   help=t("gpu.metric.naive_help", reads=human_bytes(naive.hbm_read_bytes),
+                          writes=human_bytes(naive.hbm_write_bytes)))
+    if tiled:
+        cols[1].metric(t("gpu.metric.tiled"), human_bytes(tiled.hbm_bytes),
+                       help=t("gpu.metric.tiled_help", reads=human_bytes(tiled.hbm_read_bytes),
+                              writes=human_bytes(tiled.hbm_write_bytes)))
+        cols[2].metric(t("gpu.metric.ratio"), f"{naive.hbm_bytes / tiled.hbm_bytes:,.1f}×")
+        cols[3].metric(t("gpu.metric.sram", m=human_bytes(chip.sram_bytes)), human_bytes(tiled.sram_bytes_needed),
+                       help=t("gpu.metric.sram_help", bm=tiled.block_m, bn=tiled.block_n, d=v["d"]))
+    if any(with_l2.values()):
+        cols = st.columns(4)
+        for col, algo in zip(cols, ("naive", "tiled")):
+            r = with_l2[algo]
+            if r:
+                col.metric(t(f"gpu.metric.{algo}_l2"), human_bytes(r.hbm_bytes),
+                           help=t("gpu.metric.l2_help", l2=human_bytes(chip.l2_bytes), sms=chip.n_sm))
+        if with_l2["tiled"]:
+            cols[2].metric(t("gpu.metric.l2_traffic"), human_bytes(with_l2["tiled"].l2_read_bytes),
+                           help=t("gpu.metric.l2_traffic_help"))
+        if all(with_l2.values()):
+            cols[3].metric(t("gpu.metric.ratio_l2"), f"{with_l2['naive'].hbm_bytes / with_l2['tiled'].hbm_bytes:,.1f}×")
+    st.caption(t("gpu.simulated_note", bh=v["B"] * v["H"], B=v["B"], H=v["H"]))
+    with st.expander(t("gpu.arithmetic")):
+        st.markdown(t("gpu.arithmetic.naive", N=f"{v['N']:,}", d=v["d"], bh=v["B"] * v["H"],
+                      bytes=DTYPE_BYTES[v["dtype"]], reads=f"{3 * v['N'] * v['d'] + 2 * v['N'] ** 2:,}",
+                      writes=f"{2 * v['N'] ** 2 + v['N'] * v['d']:,}", total=human_bytes(naive.hbm_bytes)))
+        if tiled:
+            kv = tiled.hbm_read_by_tensor["K"] // (tiled.dtype_bytes * tiled.batch_heads * v["d"])
+            st.markdown(t("gpu.arithmetic.tiled", N=f"{v['N']:,}", d=v["d"], bm=tiled.block_m, bn=tiled.block_n,
+                          t_r=-(-v["N"] // tiled.block_m), kv=f"{kv:,}", total=human_bytes(tiled.hbm_bytes)))
+
+
+def animate(state: PageState, v: dict, config: tuple, chip: Chip) -> None:
+    left, right = st.columns([1, 3], vertical_alignment="bottom")
+    state.widget("algo", container=left)
+    state.widget("speed", container=right, help=t("gpu.speed.help"))
+    try:
+        report = simulate(v["algo"], v["N"], v["d"], config, chip, chip.l2_bytes is not None, animate=True)
+    except MemsimError:  # the message is already shown above the views
+        st.info(t("gpu.anim_refused"), icon=":material/block:")
+        return
+    show_animation(report, speed=v["speed"], key="gpu.anim")
+
+
+def sweeps(v: dict, config: dict, chip: Chip, reports: dict) -> None:
+    labels = {k: t(f"gpu.sweep.{k}") for k in ("naive", "tiled", "naive_l2", "tiled_l2", "tiled_l2_traffic", "n2",
+                                               "n1", "x_n", "y_bytes", "title_n", "paper_blocks", "square_blocks",
+                                               "law", "x_sram", "title_sram")}
+    points = [sweep_point(N, v["d"], tuple(config.items()), chip) for N in sorted({*SWEEP_N, v["N"]})]
+    left, right = st.columns(2, gap="medium")
+    left.plotly_chart(bytes_vs_n_figure(points, labels), key="gpu.sweep_n", config={"displayModeBar": False})
+    modelled = [p.value for p in points if p.naive_hbm_l2 is not None]
+    if chip.l2_bytes and len(modelled) < len(points):
+        left.caption(t("gpu.sweep.l2_cut", N=f"{max(modelled):,}" if modelled else "—"))
+    if reports["tiled"]:
+        left.caption(t("gpu.sweep.n_note", factor=f"{2 * reports['tiled'].block_m / v['d']:g}"))
+    sizes = sorted({*SWEEP_SRAM, chip.sram_bytes})
+    points = sram_sweep(sizes, v["N"], v["d"], config["batch_heads"], config["dtype_bytes"], config["causal"])
+    right.plotly_chart(bytes_vs_sram_figure(points, reports["naive"].hbm_bytes, labels), key="gpu.sweep_sram",
+                       config={"displayModeBar": False})
+    right.caption(t("gpu.sweep.sram_note", d=v["d"], knee=human_bytes(4 * v["d"] ** 2 * config["dtype_bytes"])))
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def sweep_point(N: int, d: int, config: tuple, chip: Chip) -> SweepPoint:
+    """One N of the sweep, cached alone: a new N costs one point, not the whole sweep."""
+    return n_sweep([N], d, dict(config), chip)[0]
+
+
+def roofline_view(v: dict, reports: dict, with_l2: dict) -> None:
+    spec = GPUS[v["gpu"]]
+    points = {algo: roofline(r, spec.hbm_bytes_per_s, spec.peak_flops) for algo, r in reports.items() if r}
+    points |= {f"{algo}_l2": roofline(r, spec.hbm_bytes_per_s, spec.peak_flops) for algo, r in with_l2.items() if r}
+    labels = {k: t(f"gpu.roof.{k}") for k in ("roof", "ridge", "x_intensity", "y_flops", "naive", "tiled",
+                                              "naive_l2", "tiled_l2")}
+    labels["title_roofline"] = t("gpu.roof.title", gpu=spec.name, bw=f"{spec.hbm_bytes_per_s / 1e12:.2f}",
+                                 peak=f"{spec.peak_flops / 1e12:.0f}")
+    left, right = st.columns([3, 2], gap="medium")
+    left.plotly_chart(roofline_figure(spec, points, labels), key="gpu.roofline", config={"displayModeBar": False})
+    rows = [{t("gpu.roof.col.pass"): labels[name], t("gpu.roof.col.flops"): human_count(reports[name.split("_")[0]].flops),
+             t("gpu.roof.col.intensity"): f"{r.intensity:.1f}", t("gpu.roof.col.memory_ms"): f"{r.memory_time_s * 1e3:.3f}",
+             t("gpu.roof.col.compute_ms"): f"{r.compute_time_s * 1e3:.3f}",
+             t("gpu.roof.col.bound"): t(f"gpu.roof.bound.{r.bound}")} for name, r in points.items()]
+    right.dataframe(rows, key="gpu.roof_table", hide_index=True)
+    right.caption(t("gpu.roof.note"))
+
+
+def main() -> None:
+    state = PageState(PAGE, SCHEMA)
+    with state.frame(t("gpu.title"), t("gpu.intro")):
+        controls(state)
+        v = state.values
+        spec = GPUS[v["gpu"]]
+        chip = Chip(v["sram_kib"] * 1024, spec.l2_bytes if v["l2"] else None, spec.n_sm)
+        config = io_config(v)
+        key = tuple(config.items())
+        reports: dict[str, IOReport | None] = {}
+        for algo in ("naive", "tiled"):
+            try:
+                reports[algo] = simulate(algo, v["N"], v["d"], key, chip, False)
+            except MemsimError as e:
+                st.error(error_text(e), icon=":material/error:")
+                reports[algo] = None
+        with_l2 = {algo: None for algo in reports}
+        if v["l2"]:
+            for algo, r in reports.items():
+                if r and l2_affordable(algo, v["N"], v["d"], config, chip):
+                    with_l2[algo] = simulate(algo, v["N"], v["d"], key, chip, True)
+                elif r:
+                    st.info(t("gpu.l2_skipped", algo=t(f"gpu.algo.{algo}"), bh=config["batch_heads"]),
+                            icon=":material/hourglass_disabled:")
+        summary(v, reports, with_l2, chip)
+        view = state.widget("view")
+        if view == "animate":
+            animate(state, v, key, chip)
+        elif view == "sweep":
+            sweeps(v, config, chip, reports)
+        elif view == "roofline":
+            roofline_view(v, reports, with_l2)
+        else:
+            measure_section(state)
+
+
+main()

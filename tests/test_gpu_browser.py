@@ -1,0 +1,93 @@
+"""The GPU lab's animation in headless Chromium: it plays and moves, pauses, steps one step at a time, and
+keeps its place (with new labels) when the page reruns in Chinese."""
+import time
+
+import numpy as np
+import pytest
+from browsertools import open_page, pixels
+
+from ui.i18n import catalogue
+
+pytestmark = pytest.mark.browser
+EN, ZH = catalogue("en"), catalogue("zh")
+ANIM, PLAY, STEP = '[data-testid="memsim-anim"]', '[data-testid="memsim-play"]', '[data-testid="memsim-step"]'
+
+
+def open_animation(page, server: str, lang: str) -> None:
+    # 5 steps/s: slow enough that the tiles' trips are drawn, and the run (32 steps) lasts past the checks
+    open_page(page, f"{server}/gpu?lang={lang}&view=animate&N=256&algo=tiled&speed=5")
+    page.wait_for_selector('[data-testid="memsim-grid"]', timeout=60_000)
+    page.locator(ANIM).scroll_into_view_if_needed()
+    time.sleep(0.5)
+
+
+def step_index(page) -> int:
+    return int(page.get_attribute(ANIM, "data-step"))
+
+
+def frames(page) -> int:
+    return page.evaluate("() => (window.__mlsimLive || {}).frames || 0")
+
+
+def test_play_moves_the_pictures_and_pause_stops_them(server, page):
+    open_animation(page, server, "en")
+    grid, diagram = page.locator('[data-testid="memsim-grid"]'), page.locator('[data-testid="memsim-diagram"]')
+    grid0, diagram0, frames0 = pixels(grid), pixels(diagram), frames(page)
+    assert step_index(page) == 0 and grid0.std() > 10, "the empty grid and the diagram are drawn"
+    page.click(PLAY)
+    assert page.inner_text(PLAY) == EN["gpu.anim.pause"]
+    t0 = time.time()
+    time.sleep(2)
+    drawn, steps, elapsed = frames(page) - frames0, step_index(page), time.time() - t0
+    print(f"\n{drawn / elapsed:.1f} frames/s drawn, {steps / elapsed:.1f} steps/s (asked for 5)")
+    assert 5 <= steps < 32 and drawn > 2 * steps, (drawn, steps)  # the tiles travel between steps
+    assert np.abs(pixels(grid) - grid0).mean() > 0.5, "blocks changed state"
+    assert np.abs(pixels(diagram) - diagram0).mean() > 0.2, "tiles moved in the diagram"
+    page.click(PLAY)
+    time.sleep(0.5)  # the last tile lands
+    paused, paused_frames = step_index(page), frames(page)
+    time.sleep(1.5)
+    assert step_index(page) == paused and frames(page) == paused_frames, "Pause stops the animation"
+    assert page.inner_text(PLAY) == EN["gpu.anim.play"]
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_step_back_reset_and_scrubber_move_exactly(server, page):
+    open_animation(page, server, "en")
+    for expected in (1, 2, 3):
+        page.click(STEP)
+        time.sleep(0.6)
+        assert step_index(page) == expected
+    caption = page.inner_text('[data-testid="memsim-caption"]')
+    assert caption.startswith(EN["gpu.anim.kernel.fused"].split("{")[0]), caption
+    page.click('[data-testid="memsim-back"]')
+    time.sleep(0.3)
+    assert step_index(page) == 2
+    page.locator('[data-testid="memsim-scrub"]').fill("20")
+    time.sleep(0.3)
+    assert step_index(page) == 20
+    page.click('[data-testid="memsim-reset"]')
+    time.sleep(0.3)
+    assert step_index(page) == 0
+
+
+def test_chinese_labels_and_the_position_survives_a_rerun(server, page):
+    open_animation(page, server, "en")
+    for _ in range(4):
+        page.click(STEP)
+    time.sleep(0.6)
+    assert step_index(page) == 4
+    page.get_by_text("中文").first.click()  # the sidebar's language switch: the page reruns, same report
+    page.wait_for_function(f"() => document.querySelector('{PLAY}').textContent === '{ZH['gpu.anim.play']}'",
+                           timeout=30_000)
+    assert step_index(page) == 4, "the same report keeps its position"
+    text = page.inner_text(ANIM)
+    assert ZH["gpu.anim.state.skipped"] in text or ZH["gpu.anim.state.computed"] in text
+    assert page.inner_text('[data-testid="memsim-caption"]').startswith(ZH["gpu.anim.kernel.fused"].split("{")[0])
+
+
+def test_chinese_page(server, page):
+    open_animation(page, server, "zh")
+    assert page.inner_text(PLAY) == ZH["gpu.anim.play"]
+    assert ZH["gpu.anim.counters"] in page.inner_text(ANIM)
+    assert page.locator('[data-testid="stException"]').count() == 0
