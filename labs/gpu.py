@@ -4,7 +4,7 @@ import streamlit as st
 from sim.gpu import DTYPE_BYTES
 from sim.gpu_bench import PRESETS as BENCH_PRESETS
 from sim.io_sweeps import Chip, SweepPoint, n_sweep, sram_sweep
-from sim.memsim import (GPUS, MAX_REPLAY, IOReport, MemsimError, attention_io, block_sizes, replay_cost,
+from sim.memsim import (GPUS, MAX_EVENTS, MAX_REPLAY, IOReport, MemsimError, attention_io, block_sizes, replay_cost,
                         roofline)
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 from sim.plots.shapes import human_bytes, human_count
@@ -52,7 +52,8 @@ def simulate(algo: str, N: int, d: int, config: tuple, chip: Chip, l2: bool, ani
     kw = dict(config) | {"sram_bytes": chip.sram_bytes, "n_sm": chip.n_sm}
     if animate:
         kw["batch_heads"] = 1
-    return attention_io(algo, N, d, **kw, l2_bytes=chip.l2_bytes if l2 else None, max_events=4000 if animate else 0)
+    return attention_io(algo, N, d, **kw, l2_bytes=chip.l2_bytes if l2 else None,
+                        max_events=MAX_EVENTS if animate else 0)
 
 
 def l2_affordable(algo: str, N: int, d: int, config: dict, chip: Chip) -> bool:
@@ -89,7 +90,8 @@ def summary(v: dict, reports: dict[str, IOReport | None], with_l2: dict[str, IOR
             cols[2].metric(t("gpu.metric.l2_traffic"), human_bytes(with_l2["tiled"].l2_read_bytes),
                            help=t("gpu.metric.l2_traffic_help"))
         if all(with_l2.values()):
-            cols[3].metric(t("gpu.metric.ratio_l2"), f"{with_l2['naive'].hbm_bytes / with_l2['tiled'].hbm_bytes:,.1f}×")
+            ratio = with_l2["naive"].hbm_bytes / with_l2["tiled"].hbm_bytes
+            cols[3].metric(t("gpu.metric.ratio_l2"), f"{ratio:,.1f}×")
     st.caption(t("gpu.simulated_note", bh=v["B"] * v["H"], B=v["B"], H=v["H"]))
     with st.expander(t("gpu.arithmetic")):
         st.markdown(t("gpu.arithmetic.naive", N=f"{v['N']:,}", d=v["d"], bh=v["B"] * v["H"],
@@ -148,10 +150,11 @@ def roofline_view(v: dict, reports: dict, with_l2: dict) -> None:
                                  peak=f"{spec.peak_flops / 1e12:.0f}")
     left, right = st.columns([3, 2], gap="medium")
     left.plotly_chart(roofline_figure(spec, points, labels), key="gpu.roofline", config={"displayModeBar": False})
-    rows = [{t("gpu.roof.col.pass"): labels[name], t("gpu.roof.col.flops"): human_count(reports[name.split("_")[0]].flops),
-             t("gpu.roof.col.intensity"): f"{r.intensity:.1f}", t("gpu.roof.col.memory_ms"): f"{r.memory_time_s * 1e3:.3f}",
-             t("gpu.roof.col.compute_ms"): f"{r.compute_time_s * 1e3:.3f}",
-             t("gpu.roof.col.bound"): t(f"gpu.roof.bound.{r.bound}")} for name, r in points.items()]
+    col = {k: t(f"gpu.roof.col.{k}") for k in ("pass", "flops", "intensity", "memory_ms", "compute_ms", "bound")}
+    rows = [{col["pass"]: labels[name], col["flops"]: human_count(reports[name.split("_")[0]].flops),
+             col["intensity"]: f"{r.intensity:.1f}", col["memory_ms"]: f"{r.memory_time_s * 1e3:.3f}",
+             col["compute_ms"]: f"{r.compute_time_s * 1e3:.3f}", col["bound"]: t(f"gpu.roof.bound.{r.bound}")}
+            for name, r in points.items()]
     right.dataframe(rows, key="gpu.roof_table", hide_index=True)
     right.caption(t("gpu.roof.note"))
 

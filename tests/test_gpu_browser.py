@@ -91,3 +91,18 @@ def test_chinese_page(server, page):
     assert page.inner_text(PLAY) == ZH["gpu.anim.play"]
     assert ZH["gpu.anim.counters"] in page.inner_text(ANIM)
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_sweep_view_draws_both_log_log_charts(server, page):
+    open_page(page, f"{server}/gpu?lang=en&view=sweep")
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .scatterlayer .trace').length >= 8",
+                           timeout=60_000)
+    charts = page.locator(".js-plotly-plot")
+    assert charts.count() == 2 and page.locator('[data-testid="stException"]').count() == 0
+    for i in range(2):
+        charts.nth(i).scroll_into_view_if_needed()
+        time.sleep(0.5)
+        img = pixels(charts.nth(i))
+        red = ((img[..., 0] > 180) & (img[..., 1] < 80) & (img[..., 2] < 80)).mean()  # naive's line
+        blue = ((img[..., 2] > 150) & (img[..., 0] < 60)).mean()  # tiled's line
+        assert red > 0.001 and blue > 0.001, (i, red, blue)

@@ -90,3 +90,12 @@ def test_widget_fuzz_in_every_simulated_view():
             w = rng.choice(widgets)
             fuzz_widget(w, rng, choices).run()
             assert not at.exception, (view, i, w.key, w.value, at.exception)
+
+
+def test_measure_view_in_the_app_shows_the_bundled_report_without_a_gpu():
+    at = page(view="measure", N="64", d="16", H="1")
+    assert not at.exception
+    # the one error is the seed's N = 100,000 preset, refused by design (1.28 TB for 16 heads)
+    (refused,) = at.error
+    assert refused.value.startswith(EN["gpu.measure.dies.refused"].split("{")[0]) and "1.2 TiB" in refused.value
+    assert "measured · CPU" in "\n".join(e.value for e in at.caption)  # the bundled report's source labels
