@@ -4,14 +4,15 @@ import streamlit as st
 from sim.gpu import DTYPE_BYTES
 from sim.gpu_bench import PRESETS as BENCH_PRESETS
 from sim.io_sweeps import Chip, SweepPoint, n_sweep, sram_sweep
-from sim.memsim import (GPUS, MAX_EVENTS, MAX_REPLAY, IOReport, MemsimError, attention_io, block_sizes, replay_cost,
-                        roofline)
+from sim.memsim import (GPUS, MAX_EVENTS, MAX_REPLAY, IOReport, MemsimError, attention_io, block_sizes, gpu_for,
+                        replay_cost, roofline)
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 from sim.plots.shapes import human_bytes, human_count
 from ui.gpu_measure import measure_section
 from ui.i18n import t
 from ui.memsim_view import show_animation
 from ui.schemas.gpu import PAGE, SCHEMA
+from ui.sidebar import cached_device
 from ui.urlstate import PageState
 
 SIZES = ("B", "H", "N", "d", "dtype", "causal")  # what a preset sets
@@ -150,6 +151,10 @@ def roofline_view(v: dict, reports: dict, with_l2: dict) -> None:
                                  peak=f"{spec.peak_flops / 1e12:.0f}")
     left, right = st.columns([3, 2], gap="medium")
     left.plotly_chart(roofline_figure(spec, points, labels), key="gpu.roofline", config={"displayModeBar": False})
+    here = cached_device()
+    mine = gpu_for(here.name) if here.kind == "cuda" else None
+    if mine and mine is not spec:  # a roofline of the device this page runs on is one click away
+        left.caption(t("gpu.roof.this_device", device=here.name, gpu=next(k for k, g in GPUS.items() if g is mine)))
     col = {k: t(f"gpu.roof.col.{k}") for k in ("pass", "flops", "intensity", "memory_ms", "compute_ms", "bound")}
     rows = [{col["pass"]: labels[name], col["flops"]: human_count(reports[name.split("_")[0]].flops),
              col["intensity"]: f"{r.intensity:.1f}", col["memory_ms"]: f"{r.memory_time_s * 1e3:.3f}",

@@ -99,3 +99,17 @@ def test_measure_view_in_the_app_shows_the_bundled_report_without_a_gpu():
     (refused,) = at.error
     assert refused.value.startswith(EN["gpu.measure.dies.refused"].split("{")[0]) and "1.2 TiB" in refused.value
     assert "measured · CPU" in "\n".join(e.value for e in at.caption)  # the bundled report's source labels
+
+
+@pytest.mark.cuda
+def test_on_a_table_gpu_the_roofline_points_to_this_device():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA device")
+    from sim.memsim import gpu_for
+
+    name = torch.cuda.get_device_name(0)
+    if gpu_for(name) is None or "A100" in name.upper():
+        pytest.skip("the device is not one of the table's H100/H200")
+    at = page(view="roofline", gpu="A100")
+    assert not at.exception and name in texts(at)

@@ -15,8 +15,9 @@ NAIVE, TILED, L2 = "#d62728", "#0877bd", "#2ca02c"
 HEIGHT = 360
 
 
-def _line(fig: go.Figure, x, y, name: str, color: str, dash: str | None = None, symbol: str = "circle",
-          mode: str = "lines+markers") -> None:
+def add_line(fig: go.Figure, x, y, name: str, color: str, dash: str | None = None, symbol: str = "circle",
+             mode: str = "lines+markers") -> None:
+    """A line (or markers) through the points whose y is not None."""
     pairs = [(a, b) for a, b in zip(x, y) if b is not None]
     if pairs:
         xs, ys = zip(*pairs)
@@ -31,7 +32,7 @@ def _guide(fig: go.Figure, x: list[int], anchor: tuple[int, float], power: int, 
                              line=dict(color="#999", dash="dot", width=1), hoverinfo="skip"))
 
 
-def _log_log(fig: go.Figure, x_title: str, y_title: str, title: str) -> go.Figure:
+def log_log(fig: go.Figure, x_title: str, y_title: str, title: str) -> go.Figure:
     compact_layout(fig, x_title, y_title, HEIGHT)
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="SI")
@@ -45,15 +46,15 @@ def bytes_vs_n_figure(points: list[SweepPoint], labels: dict) -> go.Figure:
     too, but hundreds of times lower), and the L2 model's HBM bytes below the two-level line."""
     fig = go.Figure()
     x = [p.value for p in points]
-    _line(fig, x, [p.naive_hbm for p in points], labels["naive"], NAIVE)
-    _line(fig, x, [p.tiled_hbm for p in points], labels["tiled"], TILED)
-    _line(fig, x, [p.naive_hbm_l2 for p in points], labels["naive_l2"], NAIVE, "dash", "diamond")
-    _line(fig, x, [p.tiled_hbm_l2 for p in points], labels["tiled_l2"], TILED, "dash", "diamond")
+    add_line(fig, x, [p.naive_hbm for p in points], labels["naive"], NAIVE)
+    add_line(fig, x, [p.tiled_hbm for p in points], labels["tiled"], TILED)
+    add_line(fig, x, [p.naive_hbm_l2 for p in points], labels["naive_l2"], NAIVE, "dash", "diamond")
+    add_line(fig, x, [p.tiled_hbm_l2 for p in points], labels["tiled_l2"], TILED, "dash", "diamond")
     # equal to the two-level tiled reads by construction: open markers, so the line below stays visible
-    _line(fig, x, [p.tiled_l2 for p in points], labels["tiled_l2_traffic"], L2, symbol="square-open", mode="markers")
+    add_line(fig, x, [p.tiled_l2 for p in points], labels["tiled_l2_traffic"], L2, symbol="square-open", mode="markers")
     _guide(fig, x, (x[-1], points[-1].naive_hbm), 2, labels["n2"])
     _guide(fig, x, (x[0], points[0].naive_hbm), 1, labels["n1"])
-    return _log_log(fig, labels["x_n"], labels["y_bytes"], labels["title_n"])
+    return log_log(fig, labels["x_n"], labels["y_bytes"], labels["title_n"])
 
 
 def bytes_vs_sram_figure(points: list[SramPoint], naive_hbm: int, labels: dict) -> go.Figure:
@@ -61,8 +62,8 @@ def bytes_vs_sram_figure(points: list[SramPoint], naive_hbm: int, labels: dict) 
     law scaled to meet the square blocks' first point, and naive's bytes (independent of M) for scale."""
     fig = go.Figure()
     x = [p.sram_bytes / 1024 for p in points]
-    _line(fig, x, [p.paper_hbm for p in points], labels["paper_blocks"], TILED)
-    _line(fig, x, [p.square_hbm for p in points], labels["square_blocks"], L2, "dash", "square")
+    add_line(fig, x, [p.paper_hbm for p in points], labels["paper_blocks"], TILED)
+    add_line(fig, x, [p.square_hbm for p in points], labels["square_blocks"], L2, "dash", "square")
     first = next((p for p in points if p.square_hbm), None)
     if first:
         scale = first.square_hbm / first.law
@@ -70,7 +71,7 @@ def bytes_vs_sram_figure(points: list[SramPoint], naive_hbm: int, labels: dict) 
                                  line=dict(color="#999", dash="dot", width=1), hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=[x[0], x[-1]], y=[naive_hbm, naive_hbm], name=labels["naive"], mode="lines",
                              line=dict(color=NAIVE)))
-    return _log_log(fig, labels["x_sram"], labels["y_bytes"], labels["title_sram"])
+    return log_log(fig, labels["x_sram"], labels["y_bytes"], labels["title_sram"])
 
 
 def roofline_figure(spec: GpuSpec, points: dict[str, Roofline], labels: dict) -> go.Figure:
@@ -90,4 +91,4 @@ def roofline_figure(spec: GpuSpec, points: dict[str, Roofline], labels: dict) ->
         fig.add_trace(go.Scatter(x=[r.intensity], y=[r.attainable_flops], mode="markers", name=labels[name],
                                  marker=dict(color=colors[algo], size=13, symbol="diamond" if level else "circle",
                                              line=dict(color="#fff", width=1))))
-    return _log_log(fig, labels["x_intensity"], labels["y_flops"], labels["title_roofline"])
+    return log_log(fig, labels["x_intensity"], labels["y_flops"], labels["title_roofline"])

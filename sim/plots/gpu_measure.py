@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from sim.plots.curves import compact_layout
-from sim.plots.gpu import HEIGHT, L2, NAIVE, TILED, _line, _log_log
+from sim.plots.gpu import HEIGHT, L2, NAIVE, TILED, add_line, log_log
 
 COLOURS = {"naive": NAIVE, "tiled_torch": "#9467bd", "flash_triton": TILED, "sdpa_flash": L2, "sdpa_math": "#ff7f0e",
            "tiled": TILED}
@@ -37,16 +37,16 @@ def scaling_figures(runs: list[dict], simulated: list[dict], labels: dict) -> tu
     """Measured time against N, and measured peak memory against N next to the simulator's HBM bytes (log-log)."""
     time_fig, memory_fig = go.Figure(), go.Figure()
     for (impl, source), points in _series(runs, "time_ms").items():
-        _line(time_fig, *zip(*points), _named(labels, impl, source), COLOURS.get(impl, PAPER))
+        add_line(time_fig, *zip(*points), _named(labels, impl, source), COLOURS.get(impl, PAPER))
     for (impl, source), points in _series(runs, "peak_bytes").items():
-        _line(memory_fig, *zip(*points), _named(labels, impl, source), COLOURS.get(impl, PAPER))
+        add_line(memory_fig, *zip(*points), _named(labels, impl, source), COLOURS.get(impl, PAPER))
     two_level = [{**r, "hbm": r["hbm_read_bytes"] + r["hbm_write_bytes"]} for r in simulated
                  if r["model"] == "two_level"]
     for (algo, source), points in _series(two_level, "hbm").items():
         name = labels["sim_hbm"].format(algo=labels["impl"].get(algo, algo))
-        _line(memory_fig, *zip(*points), f"{name} — {source}", COLOURS.get(algo, PAPER), "dash", "diamond")
-    return (_log_log(time_fig, labels["x_n"], labels["y_time"], labels["title_time"]),
-            _log_log(memory_fig, labels["x_n"], labels["y_bytes"], labels["title_memory"]))
+        add_line(memory_fig, *zip(*points), f"{name} — {source}", COLOURS.get(algo, PAPER), "dash", "diamond")
+    return (log_log(time_fig, labels["x_n"], labels["y_time"], labels["title_time"]),
+            log_log(memory_fig, labels["x_n"], labels["y_bytes"], labels["title_memory"]))
 
 
 def _counters_label(source: str) -> str:
