@@ -8,7 +8,7 @@ from ui.sidebar import device_banner, language_switch
 st.set_page_config(page_title="ML Visual Simulator", page_icon=":material/science:", layout="wide")
 init_lang()
 
-home = st.Page("labs/home.py", title=t("nav.home"), icon=":material/home:", url_path="home", default=True)
+home = st.Page("labs/home.py", title=t("nav.home"), icon=":material/home:", default=True)  # served at /
 pages = [st.Page(lab.file, title=t(f"nav.{lab.stem}"), icon=lab.icon, url_path=lab.url_path) for lab in LABS]
 
 language_switch()
