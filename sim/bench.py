@@ -373,7 +373,7 @@ def gpu(args: argparse.Namespace) -> None:
     """The GPU lab's measurement set into one JSON file (--out): device, versions, date, configs, results."""
     from pathlib import Path
 
-    from sim.gpu_bench import measurement_set
+    from sim.gpu_bench import measurement_set, targets
 
     if not args.out:
         raise SystemExit("python -m sim.bench gpu needs --out FILE.json")
@@ -382,7 +382,9 @@ def gpu(args: argparse.Namespace) -> None:
         Path(args.out).write_text(json.dumps(report, indent=1), encoding="utf-8")
 
     start = time.perf_counter()
-    measurement_set(args.quick, log=lambda line: print(line, flush=True), save=save)
+    report = measurement_set(args.quick, log=lambda line: print(line, flush=True), save=save)
+    for row in targets(report):  # the issue's device targets; "met": null where nothing was measured (no CUDA)
+        print(json.dumps({"bench": "gpu", **row}))
     print(json.dumps({"bench": "gpu", "out": args.out, "seconds": round(time.perf_counter() - start, 1)}))
 
 

@@ -192,3 +192,46 @@ def measurement_set(quick: bool = False, log: Callable[[str], None] = print,
         "simulated": {"naive": simulated_io("naive", c, l2, n_sm), "tiled": simulated_io("tiled", tiled, l2, n_sm)}}
     save(report)
     return report
+
+
+TARGETS = {"flash_over_sdpa": 0.8, "naive_over_tiled_hbm": 10.0, "within": 0.25, "sweep_n": (1024, 4096, 16384)}
+
+
+def _bytes(counts: dict, *keys: str) -> int | None:
+    """The sum of keys in a counters or simulator dict; None when any is missing (not measured)."""
+    values = [counts.get(k) for k in keys]
+    return None if any(v is None for v in values) else sum(values)
+
+
+def targets(report: dict) -> list[dict]:
+    """The issue's device targets, read from a measurement set: value, target, and met (None: not measured).
+
+    - flash_triton's throughput ≥ 0.8 × sdpa_flash's at the target size, causal and not;
+    - measured HBM bytes of naive ≥ 10 × flash_triton's at that size;
+    - measured HBM and L2 bytes within ±25 % of the simulator's three-level figures, for N in 1024, 4096, 16384.
+    """
+    results, rows = report["results"], []
+    for causal in (False, True):
+        value = results.get(f"throughput_causal_{causal}", {}).get("flash_triton_over_sdpa_flash")
+        rows.append({"target": f"flash_triton / sdpa_flash throughput, causal={causal}", "value": value,
+                     "at_least": TARGETS["flash_over_sdpa"],
+                     "met": None if value is None else value >= TARGETS["flash_over_sdpa"]})
+    value = results.get("hbm_causal_False", {}).get("measured_naive_over_tiled_hbm")
+    rows.append({"target": "measured naive / flash_triton HBM bytes", "value": value,
+                 "at_least": TARGETS["naive_over_tiled_hbm"],
+                 "met": None if value is None else value >= TARGETS["naive_over_tiled_hbm"]})
+    for entry in results.get("n_sweep", []):
+        N = entry["config"]["N"]
+        if N not in TARGETS["sweep_n"]:
+            continue
+        for impl, algo in (("naive", "naive"), ("flash_triton", "tiled")):
+            measured, model = entry["measured"][impl], entry["simulated"][algo]["l2_model"]
+            pairs = {"HBM": (_bytes(measured, "hbm_read_bytes", "hbm_write_bytes"),
+                             _bytes(model, "hbm_read_bytes", "hbm_write_bytes")),
+                     "L2": (_bytes(measured, "l2_bytes"), _bytes(model, "l2_traffic_bytes"))}
+            for level, (got, simulated) in pairs.items():
+                ratio = got / simulated if got is not None and simulated else None
+                rows.append({"target": f"{impl} {level} bytes measured / simulated (three levels), N={N}",
+                             "value": ratio, "within": TARGETS["within"],
+                             "met": None if ratio is None else abs(ratio - 1) <= TARGETS["within"]})
+    return rows

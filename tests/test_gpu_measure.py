@@ -204,3 +204,25 @@ def test_cuda_measurement_and_counters():
     flash = measure_attention("flash_triton", B, H, N, d, "float16", repeats=3, counters=False)
     assert flash.error is None and flash.peak_bytes < matrix / 8  # the output and nothing N×N
     assert measure_attention("sdpa_flash", 1, 1, 64, 64, "float32").error_params == {"reason": "sdpa_flash_needs_half"}
+
+
+def test_targets_read_the_measurement_set():
+    from sim.gpu_bench import targets
+
+    model = {"l2_model": {"hbm_read_bytes": 800, "hbm_write_bytes": 200, "l2_traffic_bytes": 4000}}
+    report = {"results": {
+        "throughput_causal_False": {"flash_triton_over_sdpa_flash": 0.85},
+        "throughput_causal_True": {"flash_triton_over_sdpa_flash": 0.7},
+        "hbm_causal_False": {"measured_naive_over_tiled_hbm": 12.0},
+        "n_sweep": [{"config": {"N": 1024},
+                     "measured": {"naive": {"reason": "not_permitted"},
+                                  "flash_triton": {"hbm_read_bytes": 1000, "hbm_write_bytes": 240, "l2_bytes": 2900}},
+                     "simulated": {"naive": model, "tiled": model}},
+                    {"config": {"N": 2048}, "measured": {}, "simulated": {}}]}}  # not a target size: ignored
+    rows = {r["target"]: r for r in targets(report)}
+    assert [r["met"] for r in list(rows.values())[:3]] == [True, False, True]
+    assert rows["flash_triton HBM bytes measured / simulated (three levels), N=1024"]["value"] == 1.24
+    assert rows["flash_triton HBM bytes measured / simulated (three levels), N=1024"]["met"] is True  # +24 %
+    assert rows["flash_triton L2 bytes measured / simulated (three levels), N=1024"]["met"] is False  # -27.5 %
+    assert rows["naive HBM bytes measured / simulated (three levels), N=1024"]["met"] is None  # no counters
+    assert len(rows) == 3 + 4
