@@ -3,9 +3,8 @@ import streamlit as st
 
 from sim.gpu import DTYPE_BYTES
 from sim.gpu_bench import PRESETS as BENCH_PRESETS
-from sim.io_sweeps import Chip, SweepPoint, n_sweep, sram_sweep
-from sim.memsim import (GPUS, MAX_EVENTS, MAX_REPLAY, IOReport, MemsimError, attention_io, block_sizes, gpu_for,
-                        replay_cost, roofline)
+from sim.io_sweeps import Chip, SweepPoint, l2_affordable, n_sweep, sram_sweep
+from sim.memsim import GPUS, MAX_EVENTS, IOReport, MemsimError, attention_io, gpu_for, roofline
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 from sim.plots.shapes import human_bytes, human_count
 from ui.gpu_measure import measure_section
@@ -55,11 +54,6 @@ def simulate(algo: str, N: int, d: int, config: tuple, chip: Chip, l2: bool, ani
         kw["batch_heads"] = 1
     return attention_io(algo, N, d, **kw, l2_bytes=chip.l2_bytes if l2 else None,
                         max_events=MAX_EVENTS if animate else 0)
-
-
-def l2_affordable(algo: str, N: int, d: int, config: dict, chip: Chip) -> bool:
-    blocks = block_sizes(algo, d, config["dtype_bytes"], config["block_m"], config["block_n"], chip.sram_bytes)
-    return replay_cost(algo, N, config["batch_heads"], *blocks, chip.n_sm) <= MAX_REPLAY
 
 
 def error_text(e: MemsimError) -> str:

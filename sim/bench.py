@@ -303,8 +303,8 @@ def gpu_page(args: argparse.Namespace) -> None:
     L2), each view's figures as JSON, and the animation's payload."""
     import plotly.io as pio
 
-    from sim.io_sweeps import Chip, n_sweep, sram_sweep
-    from sim.memsim import GPUS, MAX_REPLAY, attention_io, block_sizes, replay_cost, roofline
+    from sim.io_sweeps import Chip, l2_affordable, n_sweep, sram_sweep
+    from sim.memsim import GPUS, attention_io, roofline
     from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
     from sim.plots.memsim_anim import animation_payload
 
@@ -321,8 +321,7 @@ def gpu_page(args: argparse.Namespace) -> None:
             for algo in ("naive", "tiled"):
                 kw = {**config, "sram_bytes": chip.sram_bytes, "n_sm": chip.n_sm, "max_events": 0}
                 reports[algo] = attention_io(algo, N, 64, **kw)
-                blocks = block_sizes(algo, 64, elem, None, None, chip.sram_bytes)
-                if replay_cost(algo, N, B * H, *blocks, chip.n_sm) <= MAX_REPLAY:
+                if l2_affordable(algo, N, 64, config, chip):
                     reports[f"{algo}_l2"] = attention_io(algo, N, 64, **kw | {"l2_bytes": chip.l2_bytes})
             return reports
 

@@ -27,13 +27,18 @@ class SweepPoint:
     tiled_l2: int | None  # bytes the SMs read through L2 for tiled (it follows the two-level model)
 
 
+def l2_affordable(algo: str, N: int, d: int, config: dict, chip: Chip, max_replay: int = MAX_REPLAY) -> bool:
+    """Whether the L2 replay of this pass costs at most max_replay (see replay_cost); config as attention_io's."""
+    blocks = block_sizes(algo, d, config["dtype_bytes"], config.get("block_m"), config.get("block_n"),
+                         chip.sram_bytes)
+    return replay_cost(algo, N, config["batch_heads"], *blocks, chip.n_sm) <= max_replay
+
+
 def _io(algo: str, N: int, d: int, config: dict, chip: Chip, with_l2: bool, max_replay: int = MAX_REPLAY):
-    """One report without events; None when the L2 replay would cost more than max_replay (see replay_cost)."""
+    """One report without events; None when the L2 replay would cost more than max_replay."""
     kw = {**config, "sram_bytes": chip.sram_bytes, "n_sm": chip.n_sm, "max_events": 0}
     if with_l2:
-        blocks = block_sizes(algo, d, config["dtype_bytes"], config.get("block_m"), config.get("block_n"),
-                             chip.sram_bytes)
-        if replay_cost(algo, N, config["batch_heads"], *blocks, chip.n_sm) > max_replay:
+        if not l2_affordable(algo, N, d, config, chip, max_replay):
             return None
         kw["l2_bytes"] = chip.l2_bytes
     return attention_io(algo, N, d, **kw)

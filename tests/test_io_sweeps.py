@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from sim.io_sweeps import Chip, n_sweep, sram_sweep
+from sim.io_sweeps import Chip, l2_affordable, n_sweep, sram_sweep
 from sim.memsim import GPUS, MAX_REPLAY, attention_io, replay_cost, roofline
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 
@@ -33,7 +33,9 @@ def test_with_an_l2_hbm_falls_and_l2_traffic_keeps_the_two_level_reads():
 def test_replays_too_long_are_left_out():
     big = {**CONFIG, "batch_heads": 16384}
     assert replay_cost("naive", 1024, 16384, 64, 128, 132) > MAX_REPLAY
-    (p,) = n_sweep([1024], 64, big, Chip(64 * 1024, H200.l2_bytes, H200.n_sm), MAX_REPLAY)
+    chip = Chip(64 * 1024, H200.l2_bytes, H200.n_sm)
+    assert not l2_affordable("naive", 1024, 64, big, chip) and l2_affordable("naive", 1024, 64, CONFIG, chip)
+    (p,) = n_sweep([1024], 64, big, chip, MAX_REPLAY)
     assert p.naive_hbm_l2 is None and p.naive_hbm == (4 * 1024 ** 2 + 4 * 1024 * 64) * 2 * 16384
 
 
