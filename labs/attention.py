@@ -1,5 +1,4 @@
 """Attention lab: the pipeline stage by stage, the notes' worked numbers, and a tiny transformer trained live."""
-import time
 
 import streamlit as st
 import torch
@@ -27,7 +26,7 @@ from sim.plots.curves import TEST_COLOR, TRAIN_COLOR
 from sim.tasks import CORPORA, LETTERS, MAX_TOKENS, PRESETS, make_task, split_tokens
 from sim.transformer import LMTrainer, TransformerConfig, notes_ffn
 from ui import live_plots
-from ui.components import in_fragment_rerun, run_controls
+from ui.components import collect_frames, continue_live, next_seq, run_controls
 from ui.i18n import t
 from ui.schemas.attention import PAGE, SCHEMA
 from ui.urlstate import PageState
@@ -316,54 +315,48 @@ def live_panel(kind: str, speed: int, probe: str, prompt: str) -> None:
         playing = ss.get(f"att.{kind}.playing", False) and not diverged
         run_controls("att", playing=playing, stopped=diverged, set_playing=set_playing, step=step_once,
                      reset=reset, run=(kind,), step_args=(speed,), key=f"att.{kind}")
-        frames = []
-        deadline = time.perf_counter() + BUDGET_S
-        while playing and len(frames) < MAX_FRAMES and time.perf_counter() < deadline:
+        def step() -> None:
             for tr in trainers:
                 tr.step(speed)
-            if any(tr.diverged for tr in trainers):
-                break
-            frames.append(make_frame(trainers, probe))
-        if not frames:
-            frames = [make_frame(trainers, probe)]
-        diverged = any(tr.diverged for tr in trainers)
+
+        def any_diverged() -> bool:
+            return any(tr.diverged for tr in trainers)
+
+        frames = collect_frames(playing, step, lambda: make_frame(trainers, probe), any_diverged, BUDGET_S,
+                                MAX_FRAMES)
+        diverged = any_diverged()
         if diverged:
             st.error(t("att.diverged", lr=trainers[0].lr))
-        ss[f"att.{kind}.seq"] = ss.get(f"att.{kind}.seq", 0) + 1
         status = "diverged" if diverged else ("playing" if playing else "paused")
-        live_plots.show_frames(frames, key=f"att.{kind}.view", seq=ss[f"att.{kind}.seq"], status=status)
+        live_plots.show_frames(frames, key=f"att.{kind}.view", seq=next_seq(f"att.{kind}.seq"), status=status)
         generation_report(trainers, prompt)
-        if playing and diverged:
-            ss[f"att.{kind}.playing"] = False
-            st.rerun()  # whole page: show the message, enable the buttons
-        elif playing and in_fragment_rerun():
-            st.rerun(scope="fragment")  # a bounded chunk per run; the next one starts right away
+        continue_live(playing, diverged, f"att.{kind}.playing")
 
     panel()
+
+
+def trained_panel(kind: str, state: PageState, text: str) -> bool:
+    """The live panel of the run(s) of `kind` for these settings; False when they could not be built."""
+    trainers = current_trainers(kind, state.values, text)
+    if trainers:
+        live_panel(kind, state.values["speed"], *probe_text(trainers[0].task))
+    return bool(trainers)
 
 
 def train_section(state: PageState) -> None:
     st.markdown(t("att.train_intro"))
     text = model_controls(state)
     state.widget("causal")
-    trainers = current_trainers("train", state.values, text)
-    if not trainers:
-        return
-    probe, prompt = probe_text(trainers[0].task)
-    live_panel("train", state.values["speed"], probe, prompt)
-    st.caption(t("att.train_help"))
+    if trained_panel("train", state, text):
+        st.caption(t("att.train_help"))
 
 
 def compare_section(state: PageState) -> None:
     st.markdown(t("att.compare_intro"))
     with st.expander(t("att.compare_settings")):
         text = model_controls(state)
-    trainers = current_trainers("compare", state.values, text)
-    if not trainers:
-        return
-    probe, prompt = probe_text(trainers[0].task)
-    live_panel("compare", state.values["speed"], probe, prompt)
-    st.markdown(t("att.compare_explain"))
+    if trained_panel("compare", state, text):
+        st.markdown(t("att.compare_explain"))
 
 
 # ---------- page ----------

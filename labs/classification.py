@@ -1,6 +1,5 @@
 """Classification lab: a TensorFlow-Playground-class network trained live, with its boundary."""
 import random
-import time
 from datetime import datetime, timezone
 
 import numpy as np
@@ -16,7 +15,7 @@ from sim.plots.losses import gradient_figure
 from sim.training import ClassifierConfig, Trainer
 from sim.upload import UploadError, parse_points_csv
 from ui import live
-from ui.components import in_fragment_rerun, run_controls
+from ui.components import collect_frames, continue_live, next_seq, run_controls
 from ui.i18n import t
 from ui.schemas.classification import PAGE, SCHEMA
 from ui.urlstate import PageState
@@ -144,31 +143,22 @@ def live_panel(state: PageState) -> None:
         playing = ss.get("cls.playing", False) and not trainer.diverged
         run_controls("cls", playing=playing, stopped=trainer.diverged, set_playing=set_playing, step=step_once,
                      reset=reset)
-        frames = []
-        deadline = time.perf_counter() + BUDGET_S
-        while playing and len(frames) < MAX_FRAMES and time.perf_counter() < deadline and not trainer.diverged:
-            trainer.step(epochs=state.values["speed"])
-            frames.append(live.frame(trainer))
-        if not frames:
-            frames = [live.frame(trainer)]
+        frames = collect_frames(playing, lambda: trainer.step(epochs=state.values["speed"]),
+                                lambda: live.frame(trainer), lambda: trainer.diverged, BUDGET_S, MAX_FRAMES)
         if trainer.diverged:
             st.error(t(f"cls.diverged.{trainer.divergence}", lr=trainer.config.lr,
                        loss=f"{trainer.recent_train_loss():.2f}", base=f"{trainer.baseline_loss:.2f}"))
-        ss["cls.seq"] = ss.get("cls.seq", 0) + 1
+        seq = next_seq("cls.seq")
         status = "diverged" if trainer.diverged else ("playing" if playing else "paused")
         n_hidden = len(trainer.config.hidden)
-        live.show(trainer, frames, seq=ss["cls.seq"], status=status, threshold=state.values["threshold"],
+        live.show(trainer, frames, seq=seq, status=status, threshold=state.values["threshold"],
                   discretize=state.values["discretize"], show_test=state.values["show_test"],
                   labels={"epoch": t("cls.epoch"), "train_loss": t("cls.train_loss"),
                           "test_loss": t("cls.test_loss"), "status": t(f"cls.status.{status}")},
                   input_labels=[t(f"cls.features.{f}") for f in trainer.config.features],
                   titles=[t("cls.net.inputs")] + [t("cls.net.layer", i=i + 1) for i in range(n_hidden)]
                   + [t("cls.net.output")])
-        if playing and trainer.diverged:
-            ss["cls.playing"] = False
-            st.rerun()  # whole page: show the message, stop the curves' refresh
-        elif playing and in_fragment_rerun():
-            st.rerun(scope="fragment")  # a bounded chunk per run; the next one starts right away
+        continue_live(playing, trainer.diverged, "cls.playing")
 
     panel()
 

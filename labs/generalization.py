@@ -1,6 +1,5 @@
 """Generalisation lab: splits and cross-validation, leakage, capacity, regularisation, label noise."""
 import random
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -12,7 +11,7 @@ from sim.fit import FitConfig, FitTrainer
 from sim.generalization import GRID, CurveData, cross_validate, curve_data, degree_sweep, flip_labels, mse, \
     plane_grid, poly_fit, true_curve
 from sim.plots import generalization as plots
-from ui.components import in_fragment_rerun, run_controls
+from ui.components import collect_frames, continue_live, in_fragment_rerun, next_seq, run_controls
 from ui.i18n import t
 from ui.live_plots import show_frames
 from ui.schemas.generalization import PAGE, SCHEMA
@@ -132,24 +131,14 @@ def live_run(name: str, speed: int, draw: Callable[[FitTrainer], dict]) -> None:
         bar.button(t("gen.restore"), on_click=restore_best, args=(name,), icon=":material/history:",
                    disabled=trainer.finished or trainer.best_epoch == trainer.epoch, key=f"gen.{name}.restore",
                    help=t("gen.restore_help"))
-        frames = []
-        deadline = time.perf_counter() + BUDGET_S
-        while playing and len(frames) < MAX_FRAMES and time.perf_counter() < deadline and not trainer.finished:
-            trainer.step(speed)
-            frames.append(draw(trainer))
-        if not frames:
-            frames = [draw(trainer)]
-        ss[f"gen.{name}.seq"] = ss.get(f"gen.{name}.seq", 0) + 1
+        frames = collect_frames(playing, lambda: trainer.step(speed), lambda: draw(trainer),
+                                lambda: trainer.finished, BUDGET_S, MAX_FRAMES)
         status = "diverged" if trainer.diverged else ("playing" if playing else "paused")
-        show_frames(frames, key=f"gen.{name}.view", seq=ss[f"gen.{name}.seq"], status=status)
+        show_frames(frames, key=f"gen.{name}.view", seq=next_seq(f"gen.{name}.seq"), status=status)
         message = run_status(trainer)
         if message:
             (st.error if trainer.diverged else st.success)(message)
-        if playing and trainer.finished:
-            ss[f"gen.{name}.playing"] = False
-            st.rerun()  # whole page: the buttons and the message follow
-        elif playing and in_fragment_rerun():
-            st.rerun(scope="fragment")  # a bounded chunk per run; the next one starts right away
+        continue_live(playing, trainer.finished, f"gen.{name}.playing")
 
     panel()
 

@@ -1,7 +1,6 @@
 """Regression lab: fit a curve by least squares or by gradient descent (live, or one update written out),
 then read the residuals, the loss surface, and what outliers do to squared and Huber losses."""
 import random
-import time
 
 import numpy as np
 import streamlit as st
@@ -10,7 +9,7 @@ from sim import regression as reg
 from sim.plots import regression as plots
 from sim.regression_data import RegressionData, make_dataset, parse_regression_csv, truth
 from sim.upload import UploadError
-from ui.components import in_fragment_rerun, run_controls
+from ui.components import collect_frames, continue_live, next_seq, run_controls
 from ui.i18n import t
 from ui.live_plots import show_frames
 from ui.schemas.regression import PAGE, SCHEMA
@@ -252,24 +251,14 @@ def live_panel(state: PageState, run: reg.GDRun, data: RegressionData, config: r
         playing = ss.get("reg.playing", False) and not run.diverged
         run_controls("reg", playing=playing, stopped=run.diverged, set_playing=set_playing, step=step_once,
                      reset=reset)
-        frames = []
-        deadline = time.perf_counter() + BUDGET_S
-        while playing and len(frames) < MAX_FRAMES and time.perf_counter() < deadline and not run.diverged:
-            run.step(state.values["speed"])
-            frames.append(frame(run, data, background))
-        if not frames:
-            frames = [frame(run, data, background)]
+        frames = collect_frames(playing, lambda: run.step(state.values["speed"]), lambda: frame(run, data, background),
+                                lambda: run.diverged, BUDGET_S, MAX_FRAMES)
         if run.diverged:
             st.error(t("reg.diverged", epoch=run.epoch, loss=num(run.history[-1]), start=num(run.start_loss),
                        lr=num(run.config.lr)), icon=":material/error:")
-        ss["reg.seq"] = ss.get("reg.seq", 0) + 1
         status = "diverged" if run.diverged else ("playing" if playing else "paused")
-        show_frames(frames, key="reg.live", seq=ss["reg.seq"], status=status)
-        if playing and run.diverged:
-            ss["reg.playing"] = False
-            st.rerun()  # whole page: show the message and the final state everywhere
-        elif playing and in_fragment_rerun():
-            st.rerun(scope="fragment")  # a bounded chunk per run; the next one starts right away
+        show_frames(frames, key="reg.live", seq=next_seq("reg.seq"), status=status)
+        continue_live(playing, run.diverged, "reg.playing")
 
     panel()
 

@@ -1,6 +1,8 @@
 """The canvas components (live_common.js: colours, frame player, + the component's own script) and
 the loop that feeds them."""
 import json
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
@@ -51,3 +53,31 @@ def run_controls(prefix: str, *, playing: bool, stopped: bool, set_playing, step
                icon=":material/skip_next:", disabled=stopped, key=keyed("step"))
     bar.button(t(f"{prefix}.reset"), on_click=reset, args=run, icon=":material/restart_alt:", key=keyed("reset"))
     return bar
+
+
+def collect_frames(playing: bool, step: Callable[[], None], snapshot: Callable[[], dict],
+                   stopped: Callable[[], bool], budget_s: float, max_frames: int) -> list[dict]:
+    """One bounded chunk of a live run: while playing, step() then snapshot() until the time budget, the frame
+    cap or stopped(); never empty (a paused or stopped run sends its current state)."""
+    frames = []
+    deadline = time.perf_counter() + budget_s
+    while playing and len(frames) < max_frames and time.perf_counter() < deadline and not stopped():
+        step()
+        frames.append(snapshot())
+    return frames or [snapshot()]
+
+
+def next_seq(key: str) -> int:
+    """A new sequence number for the live component's data (it redraws only when the number changes)."""
+    st.session_state[key] = st.session_state.get(key, 0) + 1
+    return st.session_state[key]
+
+
+def continue_live(playing: bool, stopped: bool, playing_key: str) -> None:
+    """After a chunk is shown: a run that stopped while playing stops playing with a full rerun (the buttons and
+    messages follow); a playing run starts its next chunk right away."""
+    if playing and stopped:
+        st.session_state[playing_key] = False
+        st.rerun()
+    elif playing and in_fragment_rerun():
+        st.rerun(scope="fragment")
