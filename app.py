@@ -1,6 +1,7 @@
 """Entry point: routes to the labs with st.navigation and draws the shared sidebar."""
 import streamlit as st
 
+from sim.threads import configure_threads
 from ui.i18n import init_lang, t
 from ui.labs import LABS
 from ui.sidebar import device_banner, language_switch
@@ -15,3 +16,4 @@ language_switch()
 banner = st.sidebar.empty()
 st.navigation([home, *pages]).run()
 device_banner(banner)  # last, so importing torch never delays the first paint
+configure_threads()  # once per process (later calls do nothing), before any Play or Step trains a model

@@ -24,9 +24,10 @@ from sim.plots.attention import (
 )
 from sim.plots.curves import TEST_COLOR, TRAIN_COLOR
 from sim.tasks import CORPORA, LETTERS, MAX_TOKENS, PRESETS, make_task, split_tokens
+from sim.text import html, md
 from sim.transformer import LMTrainer, TransformerConfig, notes_ffn
 from ui import live_plots
-from ui.components import collect_frames, continue_live, next_seq, run_controls
+from ui.components import collect_frames, continue_live, next_seq, restart, run_controls
 from ui.i18n import t
 from ui.schemas.attention import PAGE, SCHEMA
 from ui.urlstate import PageState
@@ -48,11 +49,6 @@ def step_once(kind: str, steps: int) -> None:
     ss[f"att.{kind}.playing"] = False
     for trainer in ss[f"att.{kind}"]:
         trainer.step(steps)
-
-
-def reset(kind: str) -> None:
-    ss[f"att.{kind}.playing"] = False
-    ss.pop(f"att.{kind}", None)
 
 
 def remembered(draw, key: str, source: str, default: str, **kw) -> str:
@@ -117,7 +113,7 @@ def pipeline_section(state: PageState) -> None:
     divisor = f"√{d_h} = {d_h ** 0.5:.3g}" if scaled else "1"
     labels["scaled"] = t("att.stage.scaled", divisor=divisor, temp=f"{temperature:g}", shape="{shape}")
     labels["masked"] = t("att.stage.masked" if p.mask is not None else "att.stage.no_mask")
-    figs = pipeline_figures(p, tokens, heads, labels, annotate=v["numbers"] and T <= 8)
+    figs = pipeline_figures(p, [html(tok, 20) for tok in tokens], heads, labels, annotate=v["numbers"] and T <= 8)
     rows = (("x",), ("q", "k", "v"), ("raw", "scaled"), ("masked", "weights"), ("heads_out", "concat", "output"))
     for row in rows:
         for col, key in zip(st.columns(len(row)), row):
@@ -296,12 +292,12 @@ def generation_report(trainers: list[LMTrainer], prompt: str) -> None:
     for tr in trainers:
         run, task = run_name(tr), tr.task
         if task.name == "text":
-            st.markdown(t("att.generated_text", run=run, prompt=prompt, greedy=tr.complete(prompt, 40),
-                          sampled=tr.complete(prompt, 40, greedy=False, seed=1)))
+            st.markdown(t("att.generated_text", run=run, prompt=md(prompt), greedy=md(tr.complete(prompt, 40)),
+                          sampled=md(tr.complete(prompt, 40, greedy=False, seed=1))))
         else:
             answer = task.answer(prompt)
             got = tr.complete(task.prompt_text(prompt), len(answer))
-            st.markdown(t("att.generated", run=run, prompt=task.prompt_text(prompt), got=got, answer=answer,
+            st.markdown(t("att.generated", run=run, prompt=md(task.prompt_text(prompt)), got=md(got), answer=md(answer),
                           mark="✅" if got == answer else "❌", acc=f"{tr.generation_accuracy():.0%}"))
 
 
@@ -314,7 +310,7 @@ def live_panel(kind: str, speed: int, probe: str, prompt: str) -> None:
         diverged = any(tr.diverged for tr in trainers)
         playing = ss.get(f"att.{kind}.playing", False) and not diverged
         run_controls("att", playing=playing, stopped=diverged, set_playing=set_playing, step=step_once,
-                     reset=reset, run=(kind,), step_args=(speed,), key=f"att.{kind}")
+                     reset=lambda kind: restart(f"att.{kind}"), run=(kind,), step_args=(speed,), key=f"att.{kind}")
         def step() -> None:
             for tr in trainers:
                 tr.step(speed)

@@ -13,10 +13,10 @@ from sim.plots.curves import accuracy_curves, loss_curves
 from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
 from sim.plots.losses import gradient_figure
 from sim.training import ClassifierConfig, Trainer
-from sim.upload import UploadError, parse_points_csv
+from sim.upload import MAX_BYTES, UploadError, parse_points_csv
 from ui import live
-from ui.components import collect_frames, continue_live, next_seq, run_controls
-from ui.i18n import t
+from ui.components import collect_frames, continue_live, next_seq, restart, run_controls
+from ui.i18n import t, t_md
 from ui.schemas.classification import PAGE, SCHEMA
 from ui.urlstate import PageState
 
@@ -35,11 +35,6 @@ def set_playing(on: bool) -> None:
 def step_once() -> None:
     ss["cls.playing"] = False
     ss["cls.trainer"].step(epochs=1)
-
-
-def reset() -> None:
-    ss["cls.playing"] = False
-    ss.pop("cls.trainer", None)
 
 
 def regenerate() -> None:
@@ -67,10 +62,10 @@ def current_trainer(v: dict) -> Trainer | None:
         return ss.get("cls.trainer")
     upload = ss.get("cls.upload")
     want = (make_config(v), id(upload))
-    if ss.get("cls.trainer_key") != want or "cls.trainer" not in ss:
+    if ss.get("cls.key") != want or "cls.trainer" not in ss:
         try:
             ss["cls.trainer"] = Trainer(want[0], data=(upload.X, upload.y) if upload else None)
-            ss["cls.trainer_key"] = want
+            ss["cls.key"] = want
             ss["cls.playing"] = False
         except ValueError as e:
             st.error(t("cls.bad_config", detail=str(e)))
@@ -93,7 +88,8 @@ def hidden_layers(state: PageState) -> None:
 def upload_box(problem: str) -> None:
     with st.expander(t("cls.upload")):
         st.caption(t("cls.upload_help"))
-        file = st.file_uploader(t("cls.upload_file"), type=["csv", "txt"], key="cls.file")
+        file = st.file_uploader(t("cls.upload_file"), type=["csv", "txt"], key="cls.file",
+                                max_upload_size=MAX_BYTES // 2**20)
         tag = file and (file.file_id, problem)
         if file is not None and ss.get("cls.upload_tag") != tag:
             ss["cls.upload_tag"] = tag
@@ -108,7 +104,7 @@ def upload_box(problem: str) -> None:
                 ss.pop("cls.upload_error", None)
         if ss.get("cls.upload_error"):
             code, params = ss["cls.upload_error"]
-            st.error(t(f"upload.{code}", **params))
+            st.error(t_md(f"upload.{code}", **params))
         if ss.get("cls.upload") is not None:
             st.success(t("cls.upload_used", n=len(ss["cls.upload"].y)))
             st.button(t("cls.upload_clear"), on_click=clear_upload)
@@ -142,7 +138,7 @@ def live_panel(state: PageState) -> None:
         trainer = ss["cls.trainer"]
         playing = ss.get("cls.playing", False) and not trainer.diverged
         run_controls("cls", playing=playing, stopped=trainer.diverged, set_playing=set_playing, step=step_once,
-                     reset=reset)
+                     reset=lambda: restart("cls"))
         frames = collect_frames(playing, lambda: trainer.step(epochs=state.values["speed"]),
                                 lambda: live.frame(trainer), lambda: trainer.diverged, BUDGET_S, MAX_FRAMES)
         if trainer.diverged:

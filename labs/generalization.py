@@ -11,7 +11,7 @@ from sim.fit import FitConfig, FitTrainer
 from sim.generalization import GRID, CurveData, cross_validate, curve_data, degree_sweep, flip_labels, mse, \
     plane_grid, poly_fit, true_curve
 from sim.plots import generalization as plots
-from ui.components import collect_frames, continue_live, in_fragment_rerun, next_seq, run_controls
+from ui.components import collect_frames, continue_live, in_fragment_rerun, next_seq, restart, run_controls
 from ui.i18n import t
 from ui.live_plots import show_frames
 from ui.schemas.generalization import PAGE, SCHEMA
@@ -88,12 +88,6 @@ def step_once(name: str, epochs: int) -> None:
     pause(f"gen.{name}.playing")
 
 
-def reset(name: str) -> None:
-    ss[f"gen.{name}.playing"] = False
-    ss.pop(f"gen.{name}.key", None)
-    st.rerun()
-
-
 def restore_best(name: str) -> None:
     ss[f"gen.{name}.trainer"].restore_best()
     pause(f"gen.{name}.playing")
@@ -127,7 +121,7 @@ def live_run(name: str, speed: int, draw: Callable[[FitTrainer], dict]) -> None:
         trainer = ss[f"gen.{name}.trainer"]
         playing = ss.get(f"gen.{name}.playing", False) and not trainer.finished
         bar = run_controls("gen", playing=playing, stopped=trainer.finished, set_playing=set_playing,
-                           step=step_once, reset=reset, run=(name,), step_args=(speed,), key=f"gen.{name}", n=speed)
+                           step=step_once, reset=lambda name: restart(f"gen.{name}"), run=(name,), step_args=(speed,), key=f"gen.{name}", n=speed)
         bar.button(t("gen.restore"), on_click=restore_best, args=(name,), icon=":material/history:",
                    disabled=trainer.finished or trainer.best_epoch == trainer.epoch, key=f"gen.{name}.restore",
                    help=t("gen.restore_help"))

@@ -8,9 +8,10 @@ import streamlit as st
 from sim import regression as reg
 from sim.plots import regression as plots
 from sim.regression_data import RegressionData, make_dataset, parse_regression_csv, truth
-from sim.upload import UploadError
-from ui.components import collect_frames, continue_live, next_seq, run_controls
-from ui.i18n import t
+from sim.text import html
+from sim.upload import MAX_BYTES, UploadError
+from ui.components import collect_frames, continue_live, next_seq, restart, run_controls
+from ui.i18n import t, t_md
 from ui.live_plots import show_frames
 from ui.schemas.regression import PAGE, SCHEMA
 from ui.urlstate import PageState
@@ -46,12 +47,6 @@ def step_once() -> None:
     st.rerun()  # the metrics and views outside the live panel follow too
 
 
-def reset() -> None:
-    ss["reg.playing"] = False
-    ss.pop("reg.run", None)
-    st.rerun()  # a fragment rerun would still hold the old run
-
-
 def regenerate() -> None:
     ss["reg.seed"] = random.randrange(1_000_000)
 
@@ -68,7 +63,8 @@ def set_step(w: np.ndarray, b: float, count: int) -> None:
 def upload_box() -> None:
     with st.expander(t("reg.upload")):
         st.caption(t("reg.upload_help"))
-        file = st.file_uploader(t("reg.upload_file"), type=["csv", "txt"], key="reg.file")
+        file = st.file_uploader(t("reg.upload_file"), type=["csv", "txt"], key="reg.file",
+                                max_upload_size=MAX_BYTES // 2**20)
         if file is not None and ss.get("reg.upload_tag") != file.file_id:
             ss["reg.upload_tag"] = file.file_id
             try:
@@ -78,10 +74,10 @@ def upload_box() -> None:
                 ss["reg.upload_error"] = (e.code, e.params)  # the data in use stays as it was
         if ss.get("reg.upload_error"):
             code, params = ss["reg.upload_error"]
-            st.error(t(f"reg.upload.{code}", **params))
+            st.error(t_md(f"reg.upload.{code}", **params))
         if ss.get("reg.upload") is not None:
             data = ss["reg.upload"]
-            st.success(t("reg.upload_used", n=len(data.y), columns=data.columns))
+            st.success(t_md("reg.upload_used", n=len(data.y), columns=data.columns))
             st.button(t("reg.upload_clear"), on_click=clear_upload)
 
 
@@ -104,9 +100,9 @@ def data_controls(state: PageState) -> tuple[RegressionData, tuple]:
 
 
 def column(data: RegressionData, i: int) -> str:
-    """Display name of column i (inputs first, then the target)."""
+    """Display name of column i (inputs first, then the target), for the figures' labels."""
     name = data.columns[i]
-    return name if data.uploaded else t(f"reg.col.{name}")
+    return html(name, 40) if data.uploaded else t(f"reg.col.{name}")
 
 
 def axis_x(data: RegressionData) -> tuple[np.ndarray, str]:
@@ -181,9 +177,9 @@ def current_run(state: PageState, data: RegressionData, data_key: tuple, config:
     gd = reg.GDConfig(model=config, lr=v["lr"], batch_size=None if v["batch_size"] == "full" else v["batch_size"],
                       seed=v["seed"])
     want = (data_key, gd)
-    if ss.get("reg.run_key") != want or "reg.run" not in ss:
+    if ss.get("reg.key") != want or "reg.run" not in ss:
         ss["reg.run"] = reg.GDRun(data.x, data.y, gd)
-        ss["reg.run_key"] = want
+        ss["reg.key"] = want
         ss["reg.playing"] = False
     return ss["reg.run"]
 
@@ -218,7 +214,7 @@ def frame(run: reg.GDRun, data: RegressionData, path_parts: tuple | None) -> dic
     labels = data_labels(data)
     # the fit spans the column; the loss and the path share the row below it
     panels = [plots.fit_panel(x, data.y, data.outlier, cx, cy, {**labels, "title": t("reg.live.fit")}),
-              plots.loss_panel(run.history, {"title": t("reg.live.loss"), "epoch": t("reg.epoch")},
+              plots.loss_panel(run.epochs, run.history, {"title": t("reg.live.loss"), "epoch": t("reg.epoch")},
                                width=640 if path_parts is None else 314)]
     if path_parts is not None:
         contours, optimum = path_parts
@@ -250,7 +246,7 @@ def live_panel(state: PageState, run: reg.GDRun, data: RegressionData, config: r
     def panel():
         playing = ss.get("reg.playing", False) and not run.diverged
         run_controls("reg", playing=playing, stopped=run.diverged, set_playing=set_playing, step=step_once,
-                     reset=reset)
+                     reset=lambda: restart("reg"))
         frames = collect_frames(playing, lambda: run.step(state.values["speed"]), lambda: frame(run, data, background),
                                 lambda: run.diverged, BUDGET_S, MAX_FRAMES)
         if run.diverged:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from sim.models import linear
+
 
 def causal_mask(T: int) -> torch.Tensor:
     """(T, T) bool, True where query i may attend key j: itself and the positions before it."""
@@ -50,15 +52,16 @@ def scaled_dot_product(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: 
 class MultiHeadAttention(nn.Module):
     """nanoGPT-style self-attention with separate q/k/v/o projections; keeps its last attention weights."""
 
-    def __init__(self, d_model: int, n_heads: int, causal: bool = True):
+    def __init__(self, d_model: int, n_heads: int, causal: bool = True, generator: torch.Generator | None = None):
         super().__init__()
         if n_heads < 1 or d_model % n_heads:
             raise ValueError("invalid:heads")
         self.n_heads, self.d_head, self.causal = n_heads, d_model // n_heads, causal
-        self.q_proj = nn.Linear(d_model, d_model)
-        self.k_proj = nn.Linear(d_model, d_model)
-        self.v_proj = nn.Linear(d_model, d_model)
-        self.o_proj = nn.Linear(d_model, d_model)
+        # initial weights drawn from `generator` (the global RNG when None), in the order q, k, v, o
+        self.q_proj = linear(d_model, d_model, generator=generator)
+        self.k_proj = linear(d_model, d_model, generator=generator)
+        self.v_proj = linear(d_model, d_model, generator=generator)
+        self.o_proj = linear(d_model, d_model, generator=generator)
         self.last_weights: torch.Tensor | None = None  # (B, H, T, T) of the last forward, detached
 
     def heads(self, x: torch.Tensor, proj: nn.Linear) -> torch.Tensor:
@@ -100,8 +103,8 @@ def embed_tokens(tokens: list[str], d_model: int, seed: int) -> torch.Tensor:
 
 def random_attention(d_model: int, n_heads: int, seed: int) -> MultiHeadAttention:
     """An untrained layer, weights N(0, 1/d_model) and no biases: q and k entries come out about unit size."""
-    mha = MultiHeadAttention(d_model, n_heads, causal=False)
     g = torch.Generator().manual_seed(seed)
+    mha = MultiHeadAttention(d_model, n_heads, causal=False, generator=torch.Generator())  # overwritten below
     with torch.no_grad():
         for proj in (mha.q_proj, mha.k_proj, mha.v_proj, mha.o_proj):
             proj.weight.copy_(torch.randn(d_model, d_model, generator=g) / math.sqrt(d_model))

@@ -10,6 +10,8 @@ import json
 import time
 from collections.abc import Callable
 
+from sim.threads import configure_threads
+
 
 def best_seconds(fn: Callable[[], object], repeats: int, clock: Callable[[], float] = time.perf_counter) -> float:
     """Shortest time of `repeats` calls of fn, measured with `clock`."""
@@ -213,7 +215,7 @@ def regression(args: argparse.Namespace) -> None:
 
         def frame():
             x, cx, cy = curve(data, run.as_fit())
-            panels = [plots.fit_panel(x, data.y, data.outlier, cx, cy, labels), plots.loss_panel(run.history, labels)]
+            panels = [plots.fit_panel(x, data.y, data.outlier, cx, cy, labels), plots.loss_panel(run.epochs, run.history, labels)]
             if two:
                 panels.append(plots.path_panel(np.array(run.path), contours, (0.0, 0.0), labels))
             return json.dumps(panels)
@@ -401,6 +403,7 @@ def main() -> None:
     parser.add_argument("--out", help="JSON file the measurement set is written to (gpu)")
     parser.add_argument("--quick", action="store_true", help="smallest sizes, for the tests (gpu)")
     args = parser.parse_args()
+    configure_threads()  # as the app does: one intra-op thread per process
     SUBCOMMANDS[args.subcommand](args)
 
 

@@ -16,8 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch.optim.adam import adam
 
+from sim.history import bound
 from sim.models import ACTIVATIONS, MLP
-from sim.threads import single_thread
 from sim.training import DIVERGED
 
 TASKS = ("regression", "binary")
@@ -63,7 +63,11 @@ def _finite(record: dict) -> bool:
 
 
 class FitTrainer:
-    """The run: step(n) trains n epochs; history holds one record per epoch (epoch 0 is the start)."""
+    """The run: step(n) trains n epochs; history holds one record per epoch (epoch 0 is the start).
+
+    The history is bounded (sim.history.bound): a run past CAP epochs keeps its first and its latest
+    epochs in full and the middle min–max thinned.
+    """
 
     def __init__(self, config: FitConfig, X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray,
                  y_val: np.ndarray):
@@ -101,11 +105,10 @@ class FitTrainer:
     # ---------- training ----------
     def step(self, epochs: int = 1) -> None:
         """Train up to `epochs` epochs; nothing happens once the run is finished."""
-        with single_thread():
-            for _ in range(epochs):
-                if self.finished:
-                    return
-                self._epoch()
+        for _ in range(epochs):
+            if self.finished:
+                return
+            self._epoch()
 
     @property
     def finished(self) -> bool:
@@ -170,6 +173,7 @@ class FitTrainer:
     def _record(self, record: dict) -> None:
         """Append to the history; keep the parameters as the best checkpoint if validation loss is the lowest yet."""
         self.history.append({"epoch": self.epoch, **record})
+        bound(self.history, "epoch", tuple(record))
         if record["val_loss"] < self.best_val:
             self.best_val, self.best_epoch = record["val_loss"], self.epoch
             with torch.no_grad():
@@ -191,10 +195,9 @@ class FitTrainer:
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Outputs (m,) for inputs (m, d) or (m,): the value, or the probability of class 1."""
         x = self._scale(np.asarray(X, dtype=np.float64).reshape(len(X), -1))
-        with single_thread():
-            self.model.eval()
-            z = self.model(torch.from_numpy(x))[:, 0]
-            self.model.train()
+        self.model.eval()
+        z = self.model(torch.from_numpy(x))[:, 0]
+        self.model.train()
         return (torch.sigmoid(z) if self.config.task == "binary" else z).numpy()
 
     def weights(self) -> np.ndarray:

@@ -1,9 +1,11 @@
 """Measurement reports written by `python -m sim.bench gpu`: load and check one (bundled or uploaded), list the
 bundled ones, and flatten one into rows for tables and figures, each row with the label of its source.
 
-A report is checked by building every row from it: a field the rows read that is missing or of the wrong type is
-a ReportError("bad_field", {"field": "results.n_sweep.0.runs.naive.time_ms"}), never a KeyError later on the page.
-Sections are optional (the bench saves after each one, so a run cut short is still a report).
+A report is checked by building every row from it: a field the rows read that is missing, of the wrong type, not
+finite or out of its range, an implementation, error code or reason this app does not know, or an error without
+the params its message reads, is a ReportError("bad_field", {"field": "results.n_sweep.0.runs.naive.time_ms"}),
+never a KeyError, an OverflowError or a NaN later on the page. Sections are optional (the bench saves after each
+one, so a run cut short is still a report). Strings are kept as they are: the page escapes them where it shows them.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sim.errors import CodedError
+from sim.gpu import COUNTER_REASONS, DTYPE_BYTES, ERROR_PARAMS, IMPLS, UNAVAILABLE_REASONS, WORK_KINDS
 
 MEASUREMENTS_DIR = Path(__file__).resolve().parent.parent / "assets" / "measurements"
 MAX_BYTES = 4 * 1024 * 1024  # the CPU report is ~50 kB, a GPU one a few times that
@@ -20,11 +23,27 @@ SIMULATED = "simulated · IO model"  # the source label of the IO simulator's fi
 COUNTERS = ("hbm_read_bytes", "hbm_write_bytes", "l2_bytes", "l1_bytes")
 RUN_SECTIONS = ("throughput_causal_False", "throughput_causal_True")
 TRAFFIC_SECTIONS = ("hbm_causal_False", "hbm_causal_True")
-NUMBER = (int, float)
+ALGOS = ("naive", "tiled")  # the simulator's algorithms
+# ranges of the numbers a report holds: wide enough for any device, small enough for int64 columns, N², float()
+MAX_COUNT = 2**62  # bytes, FLOPs, work units
+MAX_FLOAT = 1e12  # milliseconds, seconds, ratios, the paper's GB
+SIZE_RANGE = {"B": (1, 2**20), "H": (1, 2**20), "N": (1, 2**24), "d": (1, 2**16)}
+PARAM_KINDS = {  # error_params: key -> (lo, hi) of an int, "float", or the strings allowed
+    "reason": UNAVAILABLE_REASONS, "work": WORK_KINDS,
+    "needed_bytes": (0, MAX_COUNT), "free_bytes": (0, MAX_COUNT), "matrix_bytes_per_head": (0, MAX_COUNT),
+    "mask_bytes": (0, MAX_COUNT), "output_bytes": (0, MAX_COUNT), "units": (0, MAX_COUNT),
+    "cal_units": (1, MAX_COUNT), "N": SIZE_RANGE["N"], "n": SIZE_RANGE["N"], "cal_n": SIZE_RANGE["N"],
+    "bh": (1, 2**40), "cal_bh": (1, 2**40), "batch_heads": (1, 2**40), "matrices": (1, 64),
+    "bytes_per_element": (1, 64), "calls": (1, 2**20),
+    "seconds": "float", "limit_s": "float", "cal_ms": "float", "factor": "float", "first_call_s": "float",
+    "left_s": "float",
+}
+ARITHMETIC = ("matrix_bytes_per_head", "matrices", "batch_heads", "N", "bytes_per_element", "mask_bytes",
+              "output_bytes")  # memory_needed's arithmetic of an N×N implementation, shown with its refusal
 
 
 class ReportError(CodedError):
-    """A file that is not a measurement report: `code` names the reason, `params` fills the translated message."""
+    """A file that is not a measurement report: `code` names the reason, `params` fill the translated message."""
 
     CODES = ERROR_CODES
 
@@ -43,7 +62,8 @@ class Report:
     modelled_l2: dict | None  # the L2 the simulator's three-level figures assume: l2_bytes, n_sm, from (which chip)
     runs: list[dict]  # run_row of every timed run
     traffic: list[dict]  # traffic rows: measured counters and the simulator's two- and three-level figures
-    fig2: dict | None  # the FlashAttention Figure 2 preset: paper's row, config, forward and forward+backward runs
+    fig2: dict | None  # the FlashAttention Figure 2 preset: paper's row, config, forward and forward+backward runs,
+    # traffic rows
     naive_dies: dict | None  # the seed's N = 100,000 preset: the arithmetic and whether it was refused
 
     @property
@@ -51,6 +71,10 @@ class Report:
         """Every source label in the report, in order of appearance."""
         labels = [r["source"] for r in self.runs + self.traffic if r["source"]]
         return list(dict.fromkeys(labels))
+
+
+def _bad(path: str, key: str | None = None):
+    return ReportError("bad_field", {"field": f"{path}.{key}" if path and key is not None else (key or path)})
 
 
 def _get(d: dict, key: str, types: type | tuple, path: str, optional: bool = False):
@@ -61,58 +85,138 @@ def _get(d: dict, key: str, types: type | tuple, path: str, optional: bool = Fal
         return None
     if isinstance(value, types) and (bool in types or not isinstance(value, bool)):  # True is not a number here
         return value
-    raise ReportError("bad_field", {"field": f"{path}.{key}" if path else key})
+    raise _bad(path, key)
+
+
+def _int(d: dict, key: str, path: str, lo: int = 0, hi: int = MAX_COUNT, optional: bool = False) -> int | None:
+    """An integer from lo to hi (a huge JSON integer is one too: refused here, before float() overflows)."""
+    value = _get(d, key, int, path, optional)
+    if value is not None and not lo <= value <= hi:
+        raise _bad(path, key)
+    return value
+
+
+def _number(d: dict, key: str, path: str, hi: float = MAX_COUNT, optional: bool = False) -> int | float | None:
+    """A finite number from 0 to hi: NaN, ±Infinity (JSON's NaN, Infinity, 1e400) and negatives are refused."""
+    value = _get(d, key, (int, float), path, optional)
+    if value is not None and not 0 <= value <= hi:  # False for NaN
+        raise _bad(path, key)
+    return value
+
+
+def _text(d: dict, key: str, path: str, optional: bool = False, choices: tuple | None = None) -> str | None:
+    value = _get(d, key, str, path, optional)
+    if value is not None and choices is not None and value not in choices:
+        raise _bad(path, key)
+    return value
+
+
+def _size(d: dict, key: str, path: str, optional: bool = False) -> int | None:
+    return _int(d, key, path, *SIZE_RANGE[key], optional=optional)
+
+
+def _config(config: dict, path: str, causal: bool = True) -> dict:
+    """B, H, N, d, dtype (and causal, backward) of a run, checked."""
+    row = {key: _size(config, key, path) for key in ("B", "H", "N", "d")}
+    row["dtype"] = _text(config, "dtype", path, choices=tuple(DTYPE_BYTES))
+    if causal:
+        row["causal"] = _get(config, "causal", bool, path)
+    return row
+
+
+def _reason(d: dict, key: str, path: str) -> str | None:
+    """Why a run has no counters: one of COUNTER_REASONS, or "failed: <detail>"."""
+    value = _text(d, key, path, optional=True)
+    if value is not None and value not in COUNTER_REASONS and not value.startswith("failed"):
+        raise _bad(path, key)
+    return value
+
+
+def _error(run: dict, path: str) -> tuple[str | None, dict]:
+    """A run's error code and the params its message reads, checked; other params are dropped."""
+    code = _text(run, "error", path, optional=True, choices=tuple(ERROR_PARAMS))
+    params = _get(run, "error_params", dict, path, optional=True) or {}
+    if code is None:
+        return None, {}
+    where = f"{path}.error_params"
+    keys = ERROR_PARAMS[code]
+    if code in ("too_large", "out_of_memory") and "matrix_bytes_per_head" in params:
+        keys += ARITHMETIC
+    checked = {}
+    for key in keys:
+        kind = PARAM_KINDS[key]
+        if kind == "float":
+            checked[key] = _number(params, key, where, MAX_FLOAT)
+        elif isinstance(kind[0], str):
+            checked[key] = _text(params, key, where, choices=kind)
+        else:
+            checked[key] = _int(params, key, where, *kind)
+    return code, checked
 
 
 def run_row(run: dict, section: str = "", path: str = "run") -> dict:
     """One measured run (a Measurement as a dict, as the bench writes it) as a flat row."""
     config = _get(run, "config", dict, path)
-    row = {"section": section, "impl": _get(run, "impl", str, path)}
-    for key in ("B", "H", "N", "d"):
-        row[key] = _get(config, key, int, f"{path}.config")
-    row["dtype"] = _get(config, "dtype", str, f"{path}.config")
-    row["causal"] = _get(config, "causal", bool, f"{path}.config")
+    row = {"section": section, "impl": _text(run, "impl", path, choices=IMPLS)}
+    row |= _config(config, f"{path}.config")
     row["backward"] = _get(config, "backward", bool, f"{path}.config", optional=True) or False
-    row["time_ms"] = _get(run, "time_ms", NUMBER, path, optional=True)
-    row["peak_bytes"] = _get(run, "peak_bytes", NUMBER, path, optional=True)
-    row["flops"] = _get(run, "flops", NUMBER, path)
+    for key in ("block_m", "block_n", "num_warps", "num_stages"):  # the kernel's, not shown
+        _int(config, key, f"{path}.config", 1, 2**16, optional=True)
+    row["time_ms"] = _number(run, "time_ms", path, MAX_FLOAT, optional=True)
+    row["peak_bytes"] = _number(run, "peak_bytes", path, optional=True)
+    row["flops"] = _number(run, "flops", path)
     row["tflops_per_s"] = row["flops"] / row["time_ms"] / 1e9 if row["time_ms"] else None
     for key in COUNTERS:
-        row[key] = _get(run, key, NUMBER, path, optional=True)
-    row["counters_source"] = _get(run, "counters_source", str, path, optional=True)
-    row["counters_reason"] = _get(run, "counters_reason", str, path, optional=True)
-    row["error"] = _get(run, "error", str, path, optional=True)
-    row["error_params"] = _get(run, "error_params", dict, path, optional=True) or {}
-    row["source"] = _get(run, "source", str, path)
+        row[key] = _number(run, key, path, optional=True)
+    _number(run, "tflops_per_s", path, MAX_FLOAT, optional=True)  # computed again above, from the checked figures
+    _text(run, "device", path, optional=True)
+    row["counters_source"] = _text(run, "counters_source", path, optional=True)
+    row["counters_reason"] = _reason(run, "counters_reason", path)
+    row["memory_source"] = _text(run, "memory_source", path, optional=True)
+    row["error"], row["error_params"] = _error(run, path)
+    row["source"] = _text(run, "source", path)
     return row
 
 
 def simulated_rows(sim: dict, impl: str, config: dict, section: str, path: str) -> list[dict]:
     """The simulator's two-level (HBM ↔ SRAM) and three-level (with the L2) figures for one algorithm."""
     base = {"section": section, "N": config["N"], "B": config["B"], "H": config["H"], "impl": impl,
-            "source": _get(sim, "source", str, path), "reason": None, "l1_bytes": None}
+            "source": _text(sim, "source", path), "reason": None, "l1_bytes": None}
     l2 = _get(sim, "l2_model", dict, path)
-    return [{**base, "model": "two_level", "hbm_read_bytes": _get(sim, "hbm_read_bytes", NUMBER, path),
-             "hbm_write_bytes": _get(sim, "hbm_write_bytes", NUMBER, path), "l2_bytes": None},
-            {**base, "model": "three_level", "hbm_read_bytes": _get(l2, "hbm_read_bytes", NUMBER, f"{path}.l2_model"),
-             "hbm_write_bytes": _get(l2, "hbm_write_bytes", NUMBER, f"{path}.l2_model"),
-             "l2_bytes": _get(l2, "l2_traffic_bytes", NUMBER, f"{path}.l2_model")}]
+    _int(l2, "l2_bytes", f"{path}.l2_model", optional=True)
+    _int(l2, "n_sm", f"{path}.l2_model", hi=2**20, optional=True)
+    return [{**base, "model": "two_level", "hbm_read_bytes": _number(sim, "hbm_read_bytes", path),
+             "hbm_write_bytes": _number(sim, "hbm_write_bytes", path), "l2_bytes": None},
+            {**base, "model": "three_level", "hbm_read_bytes": _number(l2, "hbm_read_bytes", f"{path}.l2_model"),
+             "hbm_write_bytes": _number(l2, "hbm_write_bytes", f"{path}.l2_model"),
+             "l2_bytes": _number(l2, "l2_traffic_bytes", f"{path}.l2_model")}]
+
+
+def _flash_config(entry: dict, path: str) -> None:
+    """The Triton kernel's configuration a section used (not shown, but part of the report)."""
+    config = _get(entry, "flash_config", dict, path, optional=True) or {}
+    for key in ("block_m", "block_n", "num_warps", "num_stages"):
+        _int(config, key, f"{path}.flash_config", 1, 2**16, optional=True)
 
 
 def _traffic(entry: dict, section: str, path: str) -> list[dict]:
     """Measured counters (or why there are none) and simulated bytes of one section."""
-    c = _get(entry, "config", dict, path)
-    config = {key: _get(c, key, int, f"{path}.config") for key in ("B", "H", "N")}
+    c = _config(_get(entry, "config", dict, path), f"{path}.config")
+    config = {key: c[key] for key in ("B", "H", "N")}
+    _flash_config(entry, path)
+    for key in ("simulated_naive_over_tiled_hbm", "measured_naive_over_tiled_hbm"):
+        _number(entry, key, path, MAX_FLOAT, optional=True)
     rows = []
     for impl, m in _get(entry, "measured", dict, path).items():
         where = f"{path}.measured.{impl}"
-        if not isinstance(m, dict):
-            raise ReportError("bad_field", {"field": where})
+        if impl not in IMPLS or not isinstance(m, dict):
+            raise _bad(where)
         rows.append({"section": section, **config, "impl": impl, "model": "measured",
-                     "source": _get(m, "source", str, where, optional=True),
-                     "reason": _get(m, "reason", str, where, optional=True),
-                     **{key: _get(m, key, NUMBER, where, optional=True) for key in COUNTERS}})
+                     "source": _text(m, "source", where, optional=True), "reason": _reason(m, "reason", where),
+                     **{key: _number(m, key, where, optional=True) for key in COUNTERS}})
     for algo, sim in _get(entry, "simulated", dict, path).items():
+        if algo not in ALGOS:
+            raise _bad(f"{path}.simulated.{algo}")
         rows += simulated_rows(sim, algo, config, section, f"{path}.simulated.{algo}")
     return rows
 
@@ -122,29 +226,44 @@ def _runs(entry: dict, key: str, section: str, path: str) -> list[dict]:
     return [run_row(run, section, f"{path}.{key}.{impl}") for impl, run in runs.items()]
 
 
+def _throughput(entry: dict, section: str, path: str) -> list[dict]:
+    """A throughput section's runs, its Triton kernel's best configuration among them; the others checked."""
+    rows = _runs(entry, "runs", section, path)
+    config = _get(entry, "config", dict, path, optional=True)
+    if config is not None:
+        _config(config, f"{path}.config")
+    for i, run in enumerate(_get(entry, "flash_triton_configs", list, path, optional=True) or []):
+        run_row(run, section, f"{path}.flash_triton_configs.{i}")
+    _number(entry, "flash_triton_over_sdpa_flash", path, MAX_FLOAT, optional=True)
+    if "flash_triton_best" in entry:
+        rows.append(run_row(_get(entry, "flash_triton_best", dict, path), section, f"{path}.flash_triton_best"))
+    return rows
+
+
 def _fig2(entry: dict, path: str) -> dict:
     paper = _get(entry, "paper", dict, path)
+    checked = {}
     for name in ("standard", "flashattention"):
         row = _get(paper, name, dict, f"{path}.paper")
-        for key in ("hbm_gb", "runtime_ms"):
-            _get(row, key, NUMBER, f"{path}.paper.{name}")
-    config = _get(entry, "config", dict, path)
-    for key in ("B", "H", "N", "d"):
-        _get(config, key, int, f"{path}.config")
-    _get(config, "dtype", str, f"{path}.config")
-    return {"paper": paper, "config": config,
-            "paper_config": _get(entry, "paper_config", dict, path, optional=True),
+        checked[name] = {key: _number(row, key, f"{path}.paper.{name}", MAX_FLOAT) for key in ("hbm_gb", "runtime_ms")}
+    _text(paper, "note", f"{path}.paper", optional=True)
+    paper_config = _get(entry, "paper_config", dict, path, optional=True)
+    return {"paper": checked, "config": _config(_get(entry, "config", dict, path), f"{path}.config"),
+            "paper_config": _config(paper_config, f"{path}.paper_config", causal=False) if paper_config else None,
             "reduced": _get(entry, "reduced", bool, path, optional=True),
             "forward": _runs(entry, "runs", "preset_flash_fig2", path),
             "forward_backward": (_runs(entry, "runs_backward", "preset_flash_fig2", path)
-                                 if "runs_backward" in entry else [])}
+                                 if "runs_backward" in entry else []),
+            # bytes of the forward: measured (counters) and simulated, for the figure's right panel
+            "traffic": _traffic(entry, "preset_flash_fig2", path) if "simulated" in entry else []}
 
 
 def _naive_dies(entry: dict, path: str) -> dict:
-    keys = ("needed_bytes", "matrix_bytes_per_head", "matrices", "batch_heads", "N", "bytes_per_element",
-            "free_bytes")
-    return {**{key: _get(entry, key, int, path) for key in keys}, "refused": _get(entry, "refused", bool, path),
-            "config": _get(entry, "config", dict, path)}
+    checked = {key: _int(entry, key, path, *PARAM_KINDS[key]) for key in ARITHMETIC + ("needed_bytes", "free_bytes")}
+    config = _get(entry, "config", dict, path)
+    return {**checked, "refused": _get(entry, "refused", bool, path),
+            "config": {"impl": _text(config, "impl", f"{path}.config", choices=IMPLS),
+                       **_config(config, f"{path}.config")}}
 
 
 def parse_report(raw: bytes | str, name: str = "") -> Report:
@@ -158,31 +277,28 @@ def parse_report(raw: bytes | str, name: str = "") -> Report:
             raise ReportError("not_text") from None
     try:
         data = json.loads(raw)
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: also an integer of more than 4,300 digits
         raise ReportError("not_json") from None
     if not isinstance(data, dict) or data.get("bench") != "gpu":
         raise ReportError("not_a_report")
     device = _get(data, "device", dict, "")
     results = _get(data, "results", dict, "")
-    kind = _get(device, "kind", str, "device")
-    if kind not in ("cuda", "cpu"):
-        raise ReportError("bad_field", {"field": "device.kind"})
+    kind = _text(device, "kind", "device", choices=("cuda", "cpu"))
+    for key in ("cores", "l2_bytes", "memory_bytes"):  # not shown, but part of the report
+        _int(device, key, "device", optional=True)
+    _text(device, "torch_version", "device", optional=True)
     versions = _get(data, "versions", dict, "")
     for key in versions:
-        _get(versions, key, str, "versions", optional=True)
+        _text(versions, key, "versions", optional=True)
     l2 = _get(data, "modelled_l2", dict, "", optional=True)
     if l2 is not None:
-        for key, types in (("l2_bytes", int), ("n_sm", int)):
-            _get(l2, key, types, "modelled_l2", optional=True)
-        _get(l2, "from", str, "modelled_l2")
+        l2 = {"l2_bytes": _int(l2, "l2_bytes", "modelled_l2", optional=True),
+              "n_sm": _int(l2, "n_sm", "modelled_l2", hi=2**20, optional=True),
+              "from": _text(l2, "from", "modelled_l2")}
     runs, traffic = [], []
     for section in RUN_SECTIONS:
         if section in results:
-            runs += _runs(results[section], "runs", section, f"results.{section}")
-            entry = results[section]
-            if "flash_triton_best" in entry:
-                best = _get(entry, "flash_triton_best", dict, f"results.{section}")
-                runs.append(run_row(best, section, f"results.{section}.flash_triton_best"))
+            runs += _throughput(results[section], section, f"results.{section}")
     for section in TRAFFIC_SECTIONS:
         if section in results:
             traffic += _traffic(results[section], section, f"results.{section}")
@@ -195,8 +311,8 @@ def parse_report(raw: bytes | str, name: str = "") -> Report:
         else None
     dies = _naive_dies(results["preset_naive_dies"], "results.preset_naive_dies") if "preset_naive_dies" in results \
         else None
-    return Report(name, _get(device, "name", str, "device"), kind, _get(data, "date", str, ""),
-                  _get(data, "quick", bool, "", optional=True) or False, _get(data, "driver", str, "", optional=True),
+    return Report(name, _text(device, "name", "device"), kind, _text(data, "date", ""),
+                  _get(data, "quick", bool, "", optional=True) or False, _text(data, "driver", "", optional=True),
                   versions, l2, runs, traffic, fig2, dies)
 
 

@@ -1,9 +1,57 @@
-"""The Playground's network: a small fully connected MLP whose every hidden activation can be read."""
+"""The Playground's network: a small fully connected MLP whose every hidden activation can be read.
+
+Also the seeded building blocks every model of the labs is made of: each draws its random numbers
+from the model's own torch.Generator, never from torch's global RNG, which every session of the
+server shares (two sessions seeding it at once would get each other's numbers).
+"""
+import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
+from torch.nn.utils import skip_init
 
 ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh, "sigmoid": torch.sigmoid, "linear": lambda x: x}
+
+
+@torch.no_grad()
+def linear(n_in: int, n_out: int, bias: bool = True, generator: torch.Generator | None = None) -> nn.Linear:
+    """nn.Linear with torch's default initialisation drawn from `generator`: W and b ~ U(-1/√n_in, 1/√n_in)."""
+    # built without drawing anything, on the current default device (sim.shapes builds models on "meta")
+    layer = skip_init(nn.Linear, n_in, n_out, bias=bias, device=torch.get_default_device())
+    # the calls of nn.Linear.reset_parameters, with the generator passed on
+    nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=generator)
+    if bias:
+        bound = 1 / math.sqrt(n_in) if n_in > 0 else 0.0
+        nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
+    return layer
+
+
+@torch.no_grad()
+def embedding(n: int, dim: int, generator: torch.Generator | None = None) -> nn.Embedding:
+    """nn.Embedding with torch's default initialisation drawn from `generator`: every entry ~ N(0, 1)."""
+    table = skip_init(nn.Embedding, n, dim, device=torch.get_default_device())
+    nn.init.normal_(table.weight, generator=generator)
+    return table
+
+
+def dropout(x: torch.Tensor, p: float, generator: torch.Generator | None = None) -> torch.Tensor:
+    """Inverted dropout: zero each entry with probability p, scale the rest by 1 / (1 - p); masks from `generator`."""
+    keep = torch.rand(x.shape, generator=generator) >= p
+    return x * keep / (1 - p)
+
+
+class Dropout(nn.Module):
+    """nn.Dropout drawing its masks from a generator instead of the global RNG; identity in eval mode or at p = 0."""
+
+    def __init__(self, p: float, generator: torch.Generator | None = None):
+        super().__init__()
+        self.p, self.generator = p, generator
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.training and self.p > 0:
+            return dropout(x, self.p, self.generator)
+        return F.dropout(x, self.p, training=False)  # x itself, still a "dropout" step in sim.shapes' traced chain
 
 
 class Dense(nn.Module):
@@ -45,9 +93,7 @@ class MLP(nn.Module):
         for layer in hidden:
             x = self.activation(layer(x))
             if self.training and self.dropout > 0:
-                # inverted dropout, drawing from the model's generator rather than nn.Dropout's global RNG
-                keep = torch.rand(x.shape, generator=self.generator) >= self.dropout
-                x = x * keep / (1 - self.dropout)
+                x = dropout(x, self.dropout, self.generator)
             outs.append(x)
         outs.append(last(x))
         return outs

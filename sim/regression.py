@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.history import kept_after_compaction
+
 LOSSES = ("mse", "huber", "mae")
 COND_LIMIT = 1e8  # above this condition number a solve in float64 keeps less than half its digits
 DIVERGED = 1e6  # a loss this many times the starting loss (or a non-finite one) counts as divergence
@@ -197,8 +199,14 @@ def lr_limits(X: np.ndarray) -> tuple[float, float]:
     step multiplies the error by (1 − ηλ), which flips sign past 1/λ and grows past 2/λ.
     """
     A = np.hstack([X, np.ones((len(X), 1))])
+    # λ = σ_max(A)² / n, with A scaled to entries ≤ 1 first: for huge values AᵀA itself overflows, and
+    # LAPACK fails on it (or prints "illegal value" on the server's output); λ = inf then means "any rate"
+    # is too large, not an error
+    scale = np.abs(A).max()
+    if not np.isfinite(scale):
+        return 0.0, 0.0
     with np.errstate(all="ignore"):
-        lam = float(np.linalg.eigvalsh(A.T @ A / len(X)).max()) if np.isfinite(A).all() else float("inf")
+        lam = (float(np.linalg.svd(A / scale, compute_uv=False)[0]) * scale) ** 2 / len(X)
     return 1.0 / lam, 2.0 / lam
 
 
@@ -302,8 +310,11 @@ class GDRun:
         self.w, self.b = np.zeros(self.X.shape[1]), 0.0
         self.epoch = 0
         self.start_loss = self.loss()
-        self.history = [self.start_loss]  # loss after each epoch, history[0] at the start
-        self.path = [np.append(self.w, self.b)]  # (w…, b) after each epoch
+        # loss and (w…, b) after each epoch of self.epochs, [0] at the start; bounded: past sim.history.CAP
+        # entries the middle is thinned (min–max on the loss), the first and the latest epochs stay in full
+        self.history = [self.start_loss]
+        self.path = [np.append(self.w, self.b)]
+        self.epochs = [0]
         self.diverged = not (np.isfinite(self.X).all() and np.isfinite(self.start_loss))
         self._rng = np.random.default_rng(config.seed)
 
@@ -330,6 +341,11 @@ class GDRun:
                 self.epoch += 1
                 self.history.append(loss)
                 self.path.append(np.append(w, b))
+                self.epochs.append(self.epoch)
+                keep = kept_after_compaction(self.epochs, self.history)
+                if keep is not None:
+                    self.history, self.path, self.epochs = ([seq[i] for i in keep]
+                                                            for seq in (self.history, self.path, self.epochs))
             if not (np.isfinite(loss) and loss <= DIVERGED * max(self.start_loss, 1e-12)):
                 self.diverged = True
 
@@ -352,12 +368,16 @@ def squared_loss_contours(X: np.ndarray, y: np.ndarray, levels: np.ndarray,
     """Exact level sets of the squared loss over (w, b) for a one-column X: ellipses around the optimum.
 
     L(θ) = L* + ½(θ − θ*)ᵀH(θ − θ*), so L = L* + c is θ* + √(2c)·H^(−½)·u for u on the unit circle.
-    Returns (w, b) arrays per level above L*; none when H is singular (a constant x).
+    Returns (w, b) arrays per level above L*; none when H is singular (a constant x) or overflows (huge x).
     """
     if X.shape[1] != 1:
         raise ValueError("contours are drawn for one weight and the bias")
     A = np.hstack([X, np.ones((len(X), 1))])
-    lam, vec = np.linalg.eigh(A.T @ A / len(X))
+    with np.errstate(all="ignore"):
+        H = A.T @ A / len(X)
+    if not np.isfinite(H).all():
+        return []
+    lam, vec = np.linalg.eigh(H)
     if not lam.min() > 1e-12 * lam.max():
         return []
     w, b = least_squares(X, y)

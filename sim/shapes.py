@@ -334,7 +334,7 @@ def build_model(c: ShapeConfig, device: str = "meta") -> nn.Module:
     config = TransformerConfig(vocab_size=c.vocab_size, block_size=c.seq_len, n_layer=c.n_layer, n_head=c.n_head,
                                d_model=c.d_model, d_ff=c.d_ff, causal=True, dropout=0.0)
     with torch.device(device):
-        model = TinyTransformer(config)
+        model = TinyTransformer(config, torch.Generator())
     return model.to(DTYPES[c.dtype]).eval()
 
 

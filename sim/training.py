@@ -28,8 +28,8 @@ from sim.data import (
     make_regression,
     split,
 )
+from sim.history import bound
 from sim.models import ACTIVATIONS, MLP
-from sim.threads import single_thread
 
 PROBLEMS = ("classification", "regression")
 REGULARIZATIONS = ("none", "l1", "l2")
@@ -41,6 +41,7 @@ DIVERGED = 1e6  # a loss or a parameter magnitude above this counts as divergenc
 # OVERSHOOT_WINDOW epochs, is above OVERSHOOT times the loss of the best constant guess, the updates
 # are making the model worse than knowing nothing, and training stops as diverged.
 OVERSHOOT, OVERSHOOT_WINDOW = 2.0, 10
+HISTORY_KEYS = ("train_loss", "test_loss", "train_acc", "test_acc")  # the values of a history record besides "epoch"
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,8 @@ class Trainer:
         # columns of predict_proba: k classes (2 for binary), or the single predicted value
         self.n_classes = 1 if regression else max(2, int(y.max()) + 1)
         self.epoch = 0
+        # one record per epoch, bounded: past sim.history.CAP records the middle is thinned (min–max),
+        # the first and the most recent epochs stay in full
         self.history: list[dict] = []
         self.diverged = False
         self.divergence: str | None = None  # why: "blowup" (non-finite or > DIVERGED) or "overshoot"
@@ -171,11 +174,10 @@ class Trainer:
 
     def step(self, epochs: int = 1) -> None:
         """Train `epochs` epochs; on divergence, restore the state before that epoch and stop for good."""
-        with single_thread():
-            for _ in range(epochs):
-                if self.diverged:
-                    return
-                self._epoch()
+        for _ in range(epochs):
+            if self.diverged:
+                return
+            self._epoch()
 
     def _epoch(self) -> None:
         """One shuffled pass over the training points, an update per mini-batch, then a history record."""
@@ -197,6 +199,7 @@ class Trainer:
             return
         self.epoch += 1
         self.history.append({"epoch": self.epoch, **record})
+        bound(self.history, "epoch", HISTORY_KEYS)
         if self.recent_train_loss() > OVERSHOOT * self.baseline_loss:
             self.diverged, self.divergence = True, "overshoot"  # the weights are finite: they are kept
 
@@ -236,10 +239,9 @@ class Trainer:
     @torch.no_grad()
     def _forward_all(self, X_raw: np.ndarray) -> list[torch.Tensor]:
         """Hidden activations and outputs for raw points (m, 2), in eval mode, training state untouched."""
-        with single_thread():
-            self.model.eval()
-            outs = self.model.forward_all(self._features(np.asarray(X_raw, dtype=np.float32)))
-            self.model.train()
+        self.model.eval()
+        outs = self.model.forward_all(self._features(np.asarray(X_raw, dtype=np.float32)))
+        self.model.train()
         return outs[:-1] + [self._outputs(outs[-1])]
 
     def predict_proba(self, X_raw: np.ndarray) -> np.ndarray:

@@ -9,7 +9,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from sim.attention import MultiHeadAttention
-from sim.threads import single_thread
+from sim.history import bound, decimate
+from sim.models import Dropout, embedding, linear
 
 IGNORE = -100  # targets that are not scored (cross_entropy's ignore_index)
 ACTIVATIONS = {"gelu": nn.GELU, "relu": nn.ReLU}
@@ -30,11 +31,11 @@ class TransformerConfig:
 class FeedForward(nn.Module):
     """Position-wise MLP: up-projection, non-linearity, down-projection; tokens do not mix here."""
 
-    def __init__(self, d_model: int, d_ff: int, activation: str = "gelu"):
+    def __init__(self, d_model: int, d_ff: int, activation: str = "gelu", generator: torch.Generator | None = None):
         super().__init__()
-        self.up = nn.Linear(d_model, d_ff)
+        self.up = linear(d_model, d_ff, generator=generator)
         self.act = ACTIVATIONS[activation]()
-        self.down = nn.Linear(d_ff, d_model)
+        self.down = linear(d_ff, d_model, generator=generator)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.down(self.act(self.up(x)))  # (B, T, C) -> (B, T, d_ff) -> (B, T, C)
@@ -43,13 +44,13 @@ class FeedForward(nn.Module):
 class Block(nn.Module):
     """Pre-norm transformer block: each sub-layer reads a normalised copy and adds its result back."""
 
-    def __init__(self, config: TransformerConfig):
+    def __init__(self, config: TransformerConfig, generator: torch.Generator | None = None):
         super().__init__()
-        self.ln1 = nn.LayerNorm(config.d_model)
-        self.attn = MultiHeadAttention(config.d_model, config.n_head, causal=config.causal)
+        self.ln1 = nn.LayerNorm(config.d_model)  # ones and zeros: nothing random
+        self.attn = MultiHeadAttention(config.d_model, config.n_head, causal=config.causal, generator=generator)
         self.ln2 = nn.LayerNorm(config.d_model)
-        self.ffn = FeedForward(config.d_model, config.d_ff)
-        self.drop = nn.Dropout(config.dropout)
+        self.ffn = FeedForward(config.d_model, config.d_ff, generator=generator)
+        self.drop = Dropout(config.dropout, generator)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x + self.drop(self.attn(self.ln1(x)))  # (B, T, C)
@@ -58,17 +59,21 @@ class Block(nn.Module):
 
 
 class TinyTransformer(nn.Module):
-    """Token + position embeddings, n_layer blocks, final norm, and a head giving next-token logits."""
+    """Token + position embeddings, n_layer blocks, final norm, and a head giving next-token logits.
 
-    def __init__(self, config: TransformerConfig):
+    Every random number (initial weights, then dropout masks) comes from `generator`, drawn in the
+    order the modules are built; None draws from torch's global RNG.
+    """
+
+    def __init__(self, config: TransformerConfig, generator: torch.Generator | None = None):
         super().__init__()
         self.config = config
-        self.tok_emb = nn.Embedding(config.vocab_size, config.d_model)
-        self.pos_emb = nn.Embedding(config.block_size, config.d_model)
-        self.drop = nn.Dropout(config.dropout)
-        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.tok_emb = embedding(config.vocab_size, config.d_model, generator)
+        self.pos_emb = embedding(config.block_size, config.d_model, generator)
+        self.drop = Dropout(config.dropout, generator)
+        self.blocks = nn.ModuleList(Block(config, generator) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.d_model)
-        self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
+        self.lm_head = linear(config.d_model, config.vocab_size, bias=False, generator=generator)
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         B, T = idx.shape
@@ -104,24 +109,22 @@ class LMTrainer:
 
     def __init__(self, config: TransformerConfig, task, lr: float = 3e-3, batch_size: int = 32, seed: int = 0):
         self.config, self.task, self.batch_size, self.lr = config, task, batch_size, lr
-        with torch.random.fork_rng():  # a seeded init without touching other users' global RNG
-            torch.manual_seed(seed)
-            self.model = TinyTransformer(config)
+        # the model's own generator (initial weights, dropout), never the global RNG other sessions share
+        self.model = TinyTransformer(config, torch.Generator().manual_seed(seed))
         self.generator = torch.Generator().manual_seed(seed)  # draws the training batches
         # fused: one kernel per step for all parameters, which saves a sixth of a tiny model's step time
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr, fused=True)
         self.steps = 0
-        self.history: list[dict] = []  # {"step": int, "loss": float} per optimizer step
+        self.history: list[dict] = []  # {"step": int, "loss": float} per optimizer step (bounded: sim.history)
         self.diverged = False
 
     def step(self, n: int = 1) -> None:
         """n optimizer steps on fresh batches; stops for good when the loss is no longer finite."""
         self.model.train()
-        with single_thread():
-            for _ in range(n):
-                if self.diverged:
-                    return
-                self._step()
+        for _ in range(n):
+            if self.diverged:
+                return
+            self._step()
 
     def _step(self) -> None:
         x, y = self.task.batch(self.batch_size, self.generator)
@@ -134,22 +137,21 @@ class LMTrainer:
         value = loss.item()
         self.diverged = not math.isfinite(value)
         self.history.append({"step": self.steps, "loss": value})
+        bound(self.history, "step", ("loss",))
 
     @torch.no_grad()
     def attention(self, text: str) -> list[torch.Tensor]:
         """Per layer, the (H, T, T) attention weights of the model reading `text` (the last block_size tokens)."""
         self.model.eval()
-        with single_thread():
-            self.model(torch.tensor([self.task.vocab.encode(text)[-self.config.block_size:]]))
+        self.model(torch.tensor([self.task.vocab.encode(text)[-self.config.block_size:]]))
         return [w[0] for w in self.model.attention_maps()]
 
     def complete(self, prompt: str, n: int, greedy: bool = True, temperature: float = 1.0, seed: int = 0) -> str:
         """The model's continuation of `prompt` by n tokens."""
         self.model.eval()
         idx = torch.tensor([self.task.vocab.encode(prompt)])
-        with single_thread():
-            out = self.model.generate(idx, n, greedy=greedy, temperature=temperature,
-                                      generator=torch.Generator().manual_seed(seed))
+        out = self.model.generate(idx, n, greedy=greedy, temperature=temperature,
+                                  generator=torch.Generator().manual_seed(seed))
         return self.task.vocab.decode(out[0, idx.size(1):])
 
     @torch.no_grad()
@@ -159,19 +161,13 @@ class LMTrainer:
         prompts = self.task.random_prompts(n, torch.Generator().manual_seed(seed))
         idx = torch.tensor([self.task.vocab.encode(self.task.prompt_text(p)) for p in prompts])
         answers = [self.task.answer(p) for p in prompts]
-        with single_thread():
-            out = self.model.generate(idx, len(answers[0]))[:, idx.size(1):]
+        out = self.model.generate(idx, len(answers[0]))[:, idx.size(1):]
         return sum(self.task.vocab.decode(row) == a for row, a in zip(out, answers)) / n
 
     def curve(self, max_points: int = 300) -> tuple[list[int], list[float]]:
-        """The loss history averaged over consecutive buckets, at most max_points (step of each bucket's end)."""
-        n = len(self.history)
-        if n == 0:
-            return [], []
-        edges = [round(i * n / min(n, max_points)) for i in range(min(n, max_points) + 1)]
-        losses = [h["loss"] for h in self.history]
-        return ([self.history[b - 1]["step"] for b in edges[1:]],
-                [sum(losses[a:b]) / (b - a) for a, b in zip(edges[:-1], edges[1:])])
+        """Steps and losses of the history, min–max decimated to at most max_points (spikes stay visible)."""
+        pick = decimate(self.history, "step", ("loss",), max_points)
+        return [h["step"] for h in pick], [h["loss"] for h in pick]
 
     def recent_loss(self, k: int = 20) -> float | None:
         """Mean loss of the last k steps (single batches are noisy)."""

@@ -4,7 +4,8 @@ Errors are `UploadError(code, params)` with no English text: the page translates
 Codes and their params (row is the 1-based data row, header excluded, blank rows counted):
   too_large {size, limit}        not_text {}                     empty {}
   malformed {row}                no_header {}                    missing_columns {found, min}
-  too_many_columns {columns}     ragged_row {row, expected, found}
+  too_many_columns {columns, extra} (the first SHOWN_COLUMNS extra names; extra: how many in all)
+  ragged_row {row, expected, found}
   too_few_rows {found, min}      too_many_rows {found, max}
   non_numeric {row, column, value}   nan {row, column}           label_not_numeric {row, column, value}
   single_class {name}            too_many_classes {found, max}
@@ -25,6 +26,7 @@ MAX_BYTES = 2 * 1024 * 1024
 MIN_ROWS = 10
 MAX_ROWS = 10_000
 MAX_CLASSES = 5
+SHOWN_COLUMNS = 5  # extra column names a "too many columns" message lists (a file may have a million)
 FEATURE_HALF_RANGE = 5.0  # features land on [-5, 5], inside the app's [-6, 6] plane
 LABEL_NAMES = ("label", "y", "class", "target")  # header names taken as the label column
 DELIMITERS = (",", ";", "\t")
@@ -126,7 +128,9 @@ def pick_columns(header: list[str], fewest: int, most: int) -> tuple[int, list[i
     label = next((i for i, name in enumerate(names) if name in LABEL_NAMES), len(header) - 1)
     others = [i for i in range(len(header)) if i != label]
     if len(others) > most:
-        raise UploadError("too_many_columns", {"columns": [header[i] for i in others[most:]]})
+        extra = others[most:]
+        raise UploadError("too_many_columns", {"columns": [header[i][:MAX_VALUE_CHARS] for i in extra[:SHOWN_COLUMNS]],
+                                               "extra": len(extra)})
     return label, others
 
 

@@ -21,12 +21,30 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+class ServerLog:
+    """The app server's output (stdout and stderr), read in pieces: new() is what came since the last call."""
+
+    def __init__(self, path: Path):
+        self.path, self.seen = path, 0
+
+    def new(self) -> str:
+        text = self.path.read_text(encoding="utf-8", errors="replace")
+        piece, self.seen = text[self.seen:], len(text)
+        return piece
+
+
 @pytest.fixture(scope="session")
-def server():
-    """`streamlit run app.py` on a free port; yields its base URL."""
+def server_log(tmp_path_factory) -> ServerLog:
+    return ServerLog(tmp_path_factory.mktemp("server") / "streamlit.log")
+
+
+@pytest.fixture(scope="session")
+def server(server_log):
+    """`streamlit run app.py` on a free port, its output in server_log; yields its base URL."""
     port = _free_port()
+    log = server_log.path.open("w", encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while True:
@@ -44,6 +62,7 @@ def server():
         proc.wait(10)
     except subprocess.TimeoutExpired:
         proc.kill()
+    log.close()
 
 
 @pytest.fixture(scope="session")

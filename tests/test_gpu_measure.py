@@ -91,22 +91,23 @@ def test_counters_say_why_they_are_missing(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("impl", ["naive", "tiled_torch", "sdpa_math"])
 def test_cpu_measurement(impl):
-    B, H, N, d = 1, 2, 256, 32
-    m = measure_attention(impl, B, H, N, d, "float32", block_m=32, block_n=32, repeats=1, device="cpu")
+    B, H, N, d = 1, 2, 1024, 32  # N×N large next to the resident set's page-sized steps
+    m = measure_attention(impl, B, H, N, d, "float32", block_m=64, block_n=64, repeats=1, device="cpu")
     assert m.error is None and m.time_ms > 0 and m.source.startswith("measured · CPU · ")
+    assert m.memory_source.startswith("measured · CPU (peak RSS) · ")
     assert m.flops == 4 * B * H * N * N * d and m.tflops_per_s > 0
     assert m.counters_reason == "no_cuda" and m.hbm_read_bytes is None and m.counters_source is None
     matrix = B * H * N * N * 4
     if impl == "naive":
         assert m.peak_bytes >= 2 * matrix  # S and P, both N×N, alive together
     elif impl == "tiled_torch":
-        assert m.peak_bytes < matrix / 4  # a few 32×32 blocks and the output: O(N)
+        assert m.peak_bytes < matrix / 4  # a few 64×64 blocks and the output: O(N)
 
 
 def test_tiled_peak_memory_grows_linearly_naive_quadratically():
     def peaks(impl):
-        return [measure_attention(impl, 1, 1, N, 32, "float32", block_m=128, block_n=128, repeats=1,
-                                  counters=False, device="cpu").peak_bytes for N in (256, 1024)]
+        return [measure_attention(impl, 1, 1, N, 32, "float32", block_m=128, block_n=128, repeats=2,
+                                  counters=False, device="cpu").peak_bytes for N in (1024, 4096)]
 
     naive, tiled = peaks("naive"), peaks("tiled_torch")
     assert naive[1] / naive[0] > 12  # ×16 for N×4

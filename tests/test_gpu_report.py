@@ -50,10 +50,13 @@ def test_rows_and_figures_from_the_bundled_report_name_their_sources():
     assert {tr.name.split(" — ")[1] for tr in throughput.data} == {r.runs[0]["source"]}
     traffic = traffic_figure(r.traffic, labels)  # a CPU report: no counters, the simulator's bars only
     assert traffic.data and all(tr.name.endswith("simulated · IO model") for tr in traffic.data)
-    fig2 = fig2_figure(r.fig2["paper"], r.fig2["forward"], r.fig2["forward_backward"],
-                       [t for t in r.traffic if t["section"] == "preset_flash_fig2"], labels)
+    fig2 = fig2_figure(r.fig2["paper"], r.fig2["forward"], r.fig2["forward_backward"], r.fig2["traffic"], labels)
     paper = next(tr for tr in fig2.data if tr.name == "paper_source")
     assert list(paper.y) == [41.7, 7.3]
+    simulated = [tr for tr in fig2.data if tr.name == "forward — simulated · IO model"]  # the right panel's bytes
+    c = r.fig2["config"]
+    naive = (3 * c["N"] * c["d"] + 2 * c["N"] ** 2 + 2 * c["N"] ** 2 + c["N"] * c["d"]) * 4 * c["B"] * c["H"]
+    assert simulated and simulated[0].y[0] == pytest.approx(naive / 1e9)  # float32: reads and writes of S, P
     assert any(tr.name.startswith("forward_backward — measured · CPU") for tr in fig2.data)
 
 

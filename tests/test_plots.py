@@ -54,6 +54,19 @@ def test_missing_test_split_is_left_out() -> None:
     assert set(_by_name(loss_curves(history, CURVE_LABELS))) == {"训练"}
 
 
+def test_long_history_gives_a_bounded_figure_that_keeps_the_spike() -> None:
+    n = 50_000
+    history = [{"epoch": e, "train_loss": 1 / e, "test_loss": 2 / e, "train_acc": 1 - 1 / e, "test_acc": 0.9}
+               for e in range(1, n + 1)]
+    history[31_000]["test_loss"] = 7.0
+    for fig in (loss_curves(history, CURVE_LABELS), accuracy_curves(history, CURVE_LABELS)):
+        assert sum(len(trace.x) for trace in fig.data) <= 2 * 1000
+        for trace in fig.data:
+            assert trace.x[0] == 1 and trace.x[-1] == n
+    test = _by_name(loss_curves(history, CURVE_LABELS))["测试"]
+    assert max(test.y) == 7.0 and min(test.y) == 2 / n
+
+
 @pytest.mark.parametrize("builder", [loss_curves, accuracy_curves])
 def test_empty_history_gives_axes_without_traces(builder) -> None:
     fig = builder([], CURVE_LABELS)

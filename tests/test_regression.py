@@ -192,6 +192,21 @@ def test_lr_limit_separates_convergence_from_divergence(factor, converges):
         np.testing.assert_allclose(np.append(run.w, run.b), np.append(w, b), rtol=1e-3)
 
 
+def test_lr_limits_match_the_hessian_and_survive_huge_values(capfd):
+    X = make_dataset("linear", 30, 0.3, 2).x
+    A = np.hstack([X, np.ones((len(X), 1))])
+    lam = np.linalg.eigvalsh(A.T @ A / len(X)).max()  # the Hessian's largest eigenvalue, directly
+    np.testing.assert_allclose(lr_limits(X), (1 / lam, 2 / lam), rtol=1e-10)
+    # values whose squares overflow: AᵀA is inf, so eigvalsh failed ("did not converge") or LAPACK
+    # printed "illegal value" on the server's output; the limits are ~0 (every rate is too large)
+    for huge in (np.linspace(-6, 6, 12)[:, None] * 1e200, np.linspace(-6, 6, 12)[:, None] ** 3 * 1e300):
+        zigzag, diverge = lr_limits(huge)
+        assert 0 <= zigzag < diverge < 1e-300 or zigzag == diverge == 0
+    assert lr_limits(np.full((5, 1), np.inf)) == (0.0, 0.0)
+    assert squared_loss_contours(np.linspace(-6, 6, 12)[:, None] * 1e200, np.arange(12.0), np.array([1.0])) == []
+    assert "illegal value" not in capfd.readouterr().err
+
+
 def test_learning_rate_hundred_diverges_and_keeps_finite_parameters():
     d = make_dataset("linear", 30, 0.3, 0)
     run = GDRun(d.x, d.y, GDConfig(lr=100.0))

@@ -182,6 +182,15 @@ def test_two_input_upload_and_huge_values():
     assert at.session_state["reg.upload"] is None and not at.exception
 
 
+@pytest.mark.parametrize("exponent", [160, 200])
+def test_values_whose_squares_overflow_get_a_message_in_gradient_descent(exponent):
+    at = reg_page(solver="gd")
+    huge = "x,y\n" + "\n".join(f"{i}e{exponent},{i}" for i in range(-6, 6))
+    at.file_uploader(key="reg.file").upload("h.csv", huge.encode(), "text/csv").run()
+    assert not at.exception, at.exception  # was: numpy "Eigenvalues did not converge" from the lr advice
+    assert lead("reg.lr.diverge") in texts(at)
+
+
 def test_fuzz_every_widget():
     rng = random.Random(2)
     at = reg_page()

@@ -52,6 +52,49 @@ def test_feed_forward_is_up_gelu_down():
     torch.testing.assert_close(ffn(x), ffn.down(torch.nn.functional.gelu(ffn.up(x))))
 
 
+def stock_parameters(cfg: TransformerConfig, seed: int) -> list[torch.Tensor]:
+    """The initial values torch's own modules get under torch.manual_seed(seed), built in the model's order."""
+    nn = torch.nn
+    C = cfg.d_model
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        modules = [nn.Embedding(cfg.vocab_size, C), nn.Embedding(cfg.block_size, C)]
+        for _ in range(cfg.n_layer):
+            modules += [nn.LayerNorm(C), *(nn.Linear(C, C) for _ in "qkvo"), nn.LayerNorm(C), nn.Linear(C, cfg.d_ff),
+                        nn.Linear(cfg.d_ff, C)]
+        modules += [nn.LayerNorm(C), nn.Linear(C, cfg.vocab_size, bias=False)]
+    return [p.detach() for m in modules for p in m.parameters()]
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_seeded_init_draws_torchs_defaults_from_the_models_generator(seed):
+    cfg = config()
+    before = torch.random.get_rng_state()
+    model = TinyTransformer(cfg, torch.Generator().manual_seed(seed))
+    assert torch.equal(torch.random.get_rng_state(), before)  # the global RNG was never used
+    params = list(model.parameters())
+    expected = stock_parameters(cfg, seed)
+    assert len(params) == len(expected)
+    for p, q in zip(params, expected):
+        assert torch.equal(p.detach(), q)
+
+
+def test_dropout_draws_its_masks_from_the_models_generator():
+    cfg = config(dropout=0.5)
+    a, b = (TinyTransformer(cfg, torch.Generator().manual_seed(3)) for _ in range(2))
+    x = torch.randint(9, (2, 6))
+    before = torch.random.get_rng_state()
+    ya, yb = a(x), b(x)
+    assert torch.equal(torch.random.get_rng_state(), before)
+    assert torch.equal(ya, yb) and not torch.equal(ya, a(x))  # same seed, same masks; new masks each call
+    a.eval()
+    assert torch.equal(a(x), a(x))  # no dropout in eval mode
+    drop = a.drop.train()
+    ones = torch.ones(1000)
+    out = drop(ones)
+    assert set(out.unique().tolist()) <= {0.0, 2.0} and 0.4 < (out == 0).float().mean() < 0.6  # 1 / (1 - p)
+
+
 def test_notes_ffn_example():
     ffn, steps = notes_ffn()
     assert steps["h"].tolist() == [5.0, 2.0] and steps["relu"].tolist() == [5.0, 2.0]
@@ -130,6 +173,15 @@ def test_trainer_is_seeded():
     a.step(5)
     b.step(5)
     assert [h["loss"] for h in a.history] == [h["loss"] for h in b.history]
+
+
+def test_curve_is_decimated_and_keeps_a_spike():
+    tr = trainer()
+    tr.history = [{"step": s, "loss": 1.0 / s} for s in range(1, 5001)]
+    tr.history[3210]["loss"] = 9.0
+    steps, losses = tr.curve(max_points=300)
+    assert len(steps) <= 300 and steps[0] == 1 and steps[-1] == 5000 and steps == sorted(steps)
+    assert max(losses) == 9.0 and min(losses) == 1 / 5000
 
 
 def test_without_the_mask_sort_is_learned_by_reading_the_answer_and_generation_fails():

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from sim.upload import MAX_BYTES, UploadError, parse_points_csv
+from ui.i18n import catalogue
 
 
 def _csv(rows: list[list[object]], header: str = "x1,x2,label", sep: str = ",", eol: str = "\n") -> bytes:
@@ -103,7 +104,7 @@ def test_unknown_problem_is_a_programming_error() -> None:
         (b"a,b,c\n" + b'"' + b"1" * 200_000 + b'"\n', "malformed", {"row": 1}),
         (_csv(_points(), header="1,2,3"), "no_header", {}),
         (b"x,label\n1,0\n", "missing_columns", {"found": 2, "min": 3}),
-        (_csv([[1, 2, 3, 0, 4]] * 12, header="a,b,c,y,d"), "too_many_columns", {"columns": ["c", "d"]}),
+        (_csv([[1, 2, 3, 0, 4]] * 12, header="a,b,c,y,d"), "too_many_columns", {"columns": ["c", "d"], "extra": 2}),
         (_csv(_points()[:2] + [[1, 2, 0, 7]] + _points()), "ragged_row", {"row": 3, "expected": 3, "found": 4}),
         (_csv(_points(9)), "too_few_rows", {"found": 9, "min": 10}),
         (_csv(_points(10_001)), "too_many_rows", {"found": 10_001, "max": 10_000}),
@@ -184,3 +185,14 @@ def test_fuzz_tables_with_random_cells(problem: str) -> None:
         except UploadError:
             continue
         assert np.isfinite(data.X).all() and np.isfinite(data.y).all()
+
+
+
+def test_hundreds_of_thousands_of_columns_give_a_short_message() -> None:
+    header = ",".join(f"c{i}" for i in range(250_000)) + ",label"  # 1.7 MB of names, under the size limit
+    error = _error((header + "\n").encode())
+    assert error.params == {"columns": ["c2", "c3", "c4", "c5", "c6"], "extra": 249_998}
+    for lang in ("en", "zh"):  # the message lists five names and the count, not 2 MB of them
+        message = catalogue(lang)["upload.too_many_columns"].format(columns=", ".join(error.params["columns"]),
+                                                                    extra=error.params["extra"])
+        assert len(message) < 200 and "249998" in message

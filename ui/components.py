@@ -55,6 +55,18 @@ def run_controls(prefix: str, *, playing: bool, stopped: bool, set_playing, step
     return bar
 
 
+def restart(prefix: str) -> None:
+    """Reset's callback: stop, and have the next full run build a fresh model from the same settings.
+
+    The model is not deleted here: the button lives in a fragment, and a browser may rerun that
+    fragment alone, which must still find a model to read. st.rerun() from a callback reruns the
+    whole page, so every part of it (curves, metrics, messages) follows the new model.
+    """
+    st.session_state[f"{prefix}.playing"] = False
+    st.session_state.pop(f"{prefix}.key", None)
+    st.rerun()
+
+
 def collect_frames(playing: bool, step: Callable[[], None], snapshot: Callable[[], dict],
                    stopped: Callable[[], bool], budget_s: float, max_frames: int) -> list[dict]:
     """One bounded chunk of a live run: while playing, step() then snapshot() until the time budget, the frame

@@ -2,38 +2,32 @@
 measurement reports (bundled or uploaded), every number with the label of where it came from."""
 from __future__ import annotations
 
+import time
 from dataclasses import asdict
 
 import streamlit as st
 
-from sim.gpu import DTYPE_BYTES, IMPLS, attention_flops, free_memory, measure_attention, memory_needed
+from sim.gpu import DTYPE_BYTES, IMPLS, free_memory, measure_attention, memory_needed, plan_click
 from sim.gpu_bench import PRESETS
-from sim.gpu_report import SIMULATED, Report, ReportError, bundled_reports, load_report, parse_report, run_row
+from sim.gpu_report import MAX_BYTES, SIMULATED, Report, ReportError, bundled_reports, load_report, parse_report, run_row
 from sim.memsim import MemsimError, attention_io, block_sizes
 from sim.plots.gpu_measure import fig2_figure, scaling_figures, throughput_figure, traffic_figure
 from sim.plots.shapes import human_bytes
+from sim.text import html, md
 from ui.i18n import t
 from ui.schema import parse_value
 from ui.sidebar import cached_device
 from ui.urlstate import PageState
 
 P = "gpu.measure"
-CPU_LIMIT_S = 20  # longest estimated CPU measurement the page starts: the server is shared
 REPEATS = {"cuda": 10, "cpu": 3}
-CALIBRATION_N = 512  # the naive run that measures this CPU's attention FLOP/s for the time guard
+GUARD_LINES = 6  # the longest runs of a refused click, one line each; the rest summed in one
 ss = st.session_state
 
 
 def impl_name(impl: str) -> str:
     """An implementation's name, or the simulator's algorithm ("tiled")."""
     return t(f"gpu.impls.{impl}") if impl in IMPLS else t(f"{P}.algo.{impl}")
-
-
-@st.cache_resource(show_spinner=False)
-def cpu_attention_rate(dtype: str) -> float:
-    """FLOP/s of naive attention on this CPU, measured once at N = 512 (shared: a fact about the machine)."""
-    m = measure_attention("naive", 1, 1, CALIBRATION_N, 64, dtype, repeats=3, counters=False, device="cpu")
-    return m.tflops_per_s * 1e12
 
 
 def run_config(v: dict, cuda: bool) -> dict:
@@ -52,32 +46,47 @@ def run_config(v: dict, cuda: bool) -> dict:
             "block_m": bm, "block_n": bn}
 
 
-def estimated_seconds(c: dict, backward: bool = False) -> float:
-    """This CPU's time for one measurement (warm-up, peak, repeats) of the naive work at c."""
-    calls = REPEATS["cpu"] + 2
-    return calls * attention_flops(c["B"], c["H"], c["N"], c["d"], False, backward) / cpu_attention_rate(c["dtype"])
+def _num(x: float) -> str:
+    """A figure of the time guard's arithmetic: two decimals below 10, none above."""
+    return f"{x:,.2f}" if x < 10 else f"{x:,.0f}"
 
 
-def too_slow(c: dict, backward: bool = False) -> str | None:
-    """The refusal message when a CPU measurement at c would take longer than CPU_LIMIT_S, else None."""
-    need = memory_needed("naive", c["B"], c["H"], c["N"], c["d"], c["dtype"], c["causal"], backward)
-    if need["needed_bytes"] > free_memory(False):
-        return None  # measure_attention refuses it with the memory arithmetic, which is the lesson
-    seconds = estimated_seconds(c, backward)
-    if seconds <= CPU_LIMIT_S:
-        return None
-    return t(f"{P}.too_slow", seconds=f"{seconds:,.0f}", limit=CPU_LIMIT_S, N=f"{c['N']:,}", B=c["B"], H=c["H"],
-             rate=f"{cpu_attention_rate(c['dtype']) / 1e9:.1f}", n=CALIBRATION_N)
+def guard_line(impl: str, e: dict) -> str:
+    """One run's time estimate written out: the call timed here, the size factor, the calls."""
+    return t(f"{P}.guard.line_{e['work']}", impl=impl, N=f"{e['n']:,}", bh=f"{e['bh']:,}", cal_n=f"{e['cal_n']:,}",
+             cal_bh=f"{e['cal_bh']:,}", cal_ms=_num(e["cal_ms"]), factor=_num(e["factor"]), units=f"{e['units']:,}",
+             cal_units=f"{e['cal_units']:,}", calls=e["calls"], seconds=_num(e["seconds"]))
 
 
 def error_text(row: dict) -> str:
-    """The translated reason a run has no time: unavailable, refused for memory, out of memory, busy."""
+    """The translated reason a run has no time: unavailable, refused for memory or time, out of memory, busy."""
     p, code = row["error_params"], row["error"]
     if code == "unavailable":
         return t(f"{P}.error.unavailable", why=t(f"{P}.unavailable.{p['reason']}"))
     if code in ("too_large", "out_of_memory"):
         return t(f"{P}.error.{code}", needed=human_bytes(p["needed_bytes"]), free=human_bytes(p["free_bytes"]))
+    if code == "too_slow":
+        return t(f"{P}.error.too_slow", seconds=_num(p["seconds"]), limit=_num(p["limit_s"]),
+                 line=guard_line(impl_name(row["impl"]), p))
+    if code == "over_time":
+        return t(f"{P}.error.over_time", first=_num(p["first_call_s"]), left=_num(p["left_s"]),
+                 limit=_num(p["limit_s"]))
     return t(f"{P}.error.{code}")
+
+
+def guard_text(guard: dict) -> str:
+    """Why a click was not started: its runs' estimates, the longest first, against the device's limit."""
+    kind = t(f"{P}.kind.{cached_device().kind}")
+    if guard["busy"]:
+        return t(f"{P}.error.busy")
+    runs = sorted((e for e in guard["runs"] if e["seconds"] > 0), key=lambda e: -e["seconds"])
+    lines = [guard_line(impl_name(e["impl"]) + (t(f"{P}.guard.backward") if e["backward"] else ""), e)
+             for e in runs[:GUARD_LINES]]
+    if len(runs) > GUARD_LINES:
+        rest = runs[GUARD_LINES:]
+        lines.append(t(f"{P}.guard.more", n=len(rest), seconds=_num(sum(e["seconds"] for e in rest))))
+    head = t(f"{P}.guard.refused", seconds=_num(guard["seconds"]), limit=_num(guard["limit_s"]), kind=kind)
+    return "\n\n".join([head, "\n".join(f"- {line}" for line in lines), t(f"{P}.guard.advice")])
 
 
 def arithmetic(p: dict) -> str:
@@ -92,6 +101,7 @@ def arithmetic(p: dict) -> str:
 
 
 def counters_note(row: dict) -> str:
+    """Why a row has no counters (plain text: a table cell, where nothing is Markdown)."""
     reason = row.get("counters_reason") or row.get("reason")
     if not reason:
         return ""
@@ -115,7 +125,8 @@ def run_table(runs: list[dict], simulated: list[dict]) -> list[dict]:
                      col["time"]: r["time_ms"], col["tflops"]: r["tflops_per_s"], col["peak"]: _bytes(r["peak_bytes"]),
                      col["hbm_read"]: _bytes(r["hbm_read_bytes"]), col["hbm_write"]: _bytes(r["hbm_write_bytes"]),
                      col["l2"]: _bytes(r["l2_bytes"]), col["l1"]: _bytes(r["l1_bytes"]),
-                     col["source"]: r["source"] + (f" + {r['counters_source']}" if r["counters_source"] else ""),
+                     col["source"]: " + ".join(filter(None, (r["source"], r.get("memory_source"),
+                                                              r["counters_source"]))),
                      col["note"]: error_text(r) if r["error"] else counters_note(r)})
     for r in simulated:
         rows.append({col["impl"]: impl_name(r["impl"]), col["N"]: r["N"], col["bh"]: r["B"] * r["H"],
@@ -140,25 +151,33 @@ def simulated(c: tuple) -> list[dict]:
     return rows
 
 
-def measure_all(impls: tuple, configs: list[dict], backward: bool = False) -> list[dict]:
-    """Each implementation at each configuration, with a progress bar; rows of the runs (refusals included)."""
+def measure_all(runs: list[tuple[str, dict, bool]]) -> dict:
+    """Every (implementation, configuration, backward) of one click, guarded as one: not started when the runs'
+    estimates add up to more than the device's limit, else run one by one with a progress bar, each given the time
+    left but what the runs after it are estimated to need. {"runs": rows (refusals included), "guard": the plan}."""
     kind = cached_device().kind
-    total = len(impls) * len(configs)
-    bar = st.progress(0.0, text=t(f"{P}.progress", done=0, total=total))
-    rows, done = [], 0
-    for c in configs:
-        slow = None if kind == "cuda" else too_slow(c, backward)
-        if slow:
-            st.warning(slow, icon=":material/timer:")
-        for impl in () if slow else impls:
-            m = measure_attention(impl, c["B"], c["H"], c["N"], c["d"], c["dtype"], c["causal"], block_m=c["block_m"],
-                                  block_n=c["block_n"], repeats=REPEATS[kind], backward=backward)
-            rows.append(run_row(asdict(m)))
-            done += 1
-            bar.progress(done / total, text=t(f"{P}.progress", done=done, total=total))
-        done += len(impls) if slow else 0
+    with st.spinner(t(f"{P}.calibrating")):
+        guard = plan_click(runs, REPEATS[kind])
+    if guard["busy"] or guard["refused"]:
+        return {"runs": [], "guard": guard}
+    bar = st.progress(0.0, text=t(f"{P}.progress", done=0, total=len(runs)))
+    start, rows = time.monotonic(), []
+    for i, (impl, c, backward) in enumerate(runs):
+        reserved = sum(e["seconds"] for e in guard["runs"][i + 1:])
+        left = guard["limit_s"] - (time.monotonic() - start) - reserved
+        m = measure_attention(impl, c["B"], c["H"], c["N"], c["d"], c["dtype"], c["causal"], block_m=c["block_m"],
+                              block_n=c["block_n"], repeats=REPEATS[kind], backward=backward, limit_s=max(0.0, left))
+        rows.append(run_row(asdict(m)))
+        bar.progress((i + 1) / len(runs), text=t(f"{P}.progress", done=i + 1, total=len(runs)))
     bar.empty()
-    return rows
+    return {"runs": rows, "guard": guard}
+
+
+def show_guard(done: dict) -> None:
+    """A click the time guard (or a busy lock) did not start: why, with the arithmetic."""
+    guard = done.get("guard")
+    if guard and (guard["busy"] or guard["refused"]):
+        st.warning(guard_text(guard), icon=":material/timer:")
 
 
 def show_refusals(rows: list[dict]) -> None:
@@ -183,7 +202,7 @@ def ns_input(state: PageState) -> tuple[int, ...]:
         if not ns:
             raise ValueError(text)
     except (ValueError, OverflowError):
-        st.error(t(f"{P}.ns_bad", text=text[:60], lo=param.lo, hi=f"{param.hi:,}", n=param.max_len,
+        st.error(t(f"{P}.ns_bad", text=md(text[:60]), lo=param.lo, hi=f"{param.hi:,}", n=param.max_len,
                    kept=", ".join(map(str, state.values["ns"]))), icon=":material/error:")
         return state.values["ns"]
     state.set("ns", tuple(sorted(set(ns))))
@@ -196,9 +215,10 @@ def measure_now(state: PageState, c: dict) -> None:
                  causal=t(f"{P}.causal.{c['causal']}"), bm=c["block_m"], bn=c["block_n"]))
     impls = state.values["impls"]
     if st.button(t(f"{P}.run"), icon=":material/speed:", type="primary", key=f"{P}.run", disabled=not impls):
-        ss[f"{P}.now"] = {"runs": measure_all(impls, [c]), "config": c}
+        ss[f"{P}.now"] = {**measure_all([(impl, c, False) for impl in impls]), "config": c}
     done = ss.get(f"{P}.now")
     if done:
+        show_guard(done)
         show_refusals(done["runs"])
         st.dataframe(run_table(done["runs"], simulated(tuple(done["config"].items()))), hide_index=True,
                      key=f"{P}.now_table")
@@ -211,28 +231,40 @@ def sweep(state: PageState, c: dict) -> None:
     if st.button(t(f"{P}.sweep_run", n=len(ns)), icon=":material/stacked_line_chart:", key=f"{P}.sweep_run",
                  disabled=not impls):
         configs = [{**c, "N": N} for N in ns]
-        ss[f"{P}.sweep"] = {"runs": measure_all(impls, configs), "configs": configs}
+        ss[f"{P}.sweep"] = {**measure_all([(impl, cfg, False) for cfg in configs for impl in impls]),
+                            "configs": configs}
     done = ss.get(f"{P}.sweep")
     if done:
+        show_guard(done)
+        show_refusals([r for r in done["runs"] if r["error"] not in (None, "unavailable")])
         sims = [row for cfg in done["configs"] for row in simulated(tuple(cfg.items()))]
         scaling(done["runs"], sims, cached_device().name, "sweep")
 
 
 def scaling(runs: list[dict], sims: list[dict], device: str, key: str) -> None:
     labels = plot_labels(device)
-    time_fig, memory_fig = scaling_figures(runs, sims, labels)
+    time_fig, memory_fig = scaling_figures(plot_rows(runs), plot_rows(sims), labels)
     left, right = st.columns(2, gap="medium")
     left.plotly_chart(time_fig, key=f"{P}.{key}_time", config={"displayModeBar": False})
     right.plotly_chart(memory_fig, key=f"{P}.{key}_memory", config={"displayModeBar": False})
     st.caption(t(f"{P}.scaling_note"))
+    memory = list(dict.fromkeys(r["memory_source"] for r in runs if r.get("memory_source")))
+    if memory:
+        st.caption(t(f"{P}.memory_note", sources=" | ".join(map(md, memory))))
+
+
+def plot_rows(rows: list[dict]) -> list[dict]:
+    """Rows for a figure: their source labels (a report's text, which Plotly would read as HTML) escaped."""
+    return [{**r, "source": html(r["source"]) if r.get("source") else r.get("source")} for r in rows]
 
 
 def plot_labels(device: str) -> dict:
+    """The figures' words; `device` (a report's text too) is escaped for Plotly."""
     words = ("x_n", "y_time", "y_bytes", "y_tflops", "y_ms", "y_gb", "sim_hbm", "hbm", "l2", "two_level",
              "three_level", "causal", "full", "runtime", "traffic", "forward", "forward_backward", "paper_standard",
              "paper_flash", "paper_source")
     labels = {w: t(f"{P}.plot.{w}") for w in words}
-    labels |= {f"title_{w}": t(f"{P}.plot.title_{w}", device=device)
+    labels |= {f"title_{w}": t(f"{P}.plot.title_{w}", device=html(device))
                for w in ("time", "memory", "traffic", "throughput", "fig2")}
     labels["impl"] = {impl: impl_name(impl) for impl in ("naive", "tiled_torch", "flash_triton", "sdpa_flash",
                                                          "sdpa_math", "tiled")}
@@ -249,7 +281,7 @@ def naive_dies() -> None:
     st.markdown(arithmetic({**need, "free_bytes": free}))
     if need["needed_bytes"] > free:
         st.error(t(f"{P}.dies.refused", needed=human_bytes(need["needed_bytes"]), free=human_bytes(free),
-                   device=cached_device().name), icon=":material/block:")
+                   device=md(cached_device().name)), icon=":material/block:")
 
 
 def fig2_preset(report: Report | None) -> None:
@@ -266,21 +298,24 @@ def fig2_preset(report: Report | None) -> None:
         st.info(t(f"{P}.fig2.reduced", B=c["B"], H=c["H"], dtype=c["dtype"]), icon=":material/computer:")
     if st.button(t(f"{P}.fig2.run"), icon=":material/speed:", key=f"{P}.fig2_run"):
         impls = ("naive", "sdpa_flash", "sdpa_math")
-        ss[f"{P}.fig2"] = {"config": c, "forward": measure_all(impls, [c]),
-                           "forward_backward": measure_all(impls, [c], backward=True)}
+        ss[f"{P}.fig2"] = {**measure_all([(impl, c, backward) for backward in (False, True) for impl in impls]),
+                           "config": c}
     done = ss.get(f"{P}.fig2")
     if done:
-        runs = done["forward"] + done["forward_backward"]
+        show_guard(done)
+    if done and done["runs"]:
+        runs = done["runs"]
         show_refusals(runs)
         st.dataframe(run_table(runs, simulated(tuple(done["config"].items()))), hide_index=True,
                      key=f"{P}.fig2_table")
-        st.plotly_chart(fig2_figure(paper, done["forward"], done["forward_backward"],
+        forward, both = ([r for r in runs if r["backward"] is backward] for backward in (False, True))
+        st.plotly_chart(fig2_figure(paper, plot_rows(forward), plot_rows(both),
                                     simulated(tuple(done["config"].items())), plot_labels(cached_device().name)),
                         key=f"{P}.fig2_fig", config={"displayModeBar": False})
     elif report and report.fig2:
-        st.caption(t(f"{P}.fig2.from_report", device=report.device, date=report.date))
-        traffic = [r for r in report.traffic if r["section"] == "preset_flash_fig2"]
-        st.plotly_chart(fig2_figure(paper, report.fig2["forward"], report.fig2["forward_backward"], traffic,
+        st.caption(t(f"{P}.fig2.from_report", device=md(report.device), date=md(report.date)))
+        st.plotly_chart(fig2_figure(paper, plot_rows(report.fig2["forward"]),
+                                    plot_rows(report.fig2["forward_backward"]), plot_rows(report.fig2["traffic"]),
                                     plot_labels(report.device)), key=f"{P}.fig2_report_fig",
                         config={"displayModeBar": False})
 
@@ -292,14 +327,16 @@ def bundled(name: str) -> Report:
 
 def show_report(report: Report, key: str) -> None:
     """A report's device, date and versions, every source label, its tables and figures."""
-    st.markdown(t(f"{P}.report.head", device=report.device, kind=t(f"{P}.kind.{report.kind}"), date=report.date,
-                  name=report.name))
-    versions = ", ".join(f"{k} {v}" for k, v in report.versions.items() if v)
-    st.caption(t(f"{P}.report.versions", versions=versions or "—", driver=report.driver or "—"))
+    st.markdown(t(f"{P}.report.head", device=md(report.device), kind=t(f"{P}.kind.{report.kind}"),
+                  date=md(report.date), name=md(report.name)))
+    versions = ", ".join(md(f"{k} {v}") for k, v in report.versions.items() if v)
+    driver = md(report.driver) if report.driver else "—"
+    st.caption(t(f"{P}.report.versions", versions=versions or "—", driver=driver))
     if report.modelled_l2:
         l2 = report.modelled_l2
-        st.caption(t(f"{P}.report.l2", l2=_bytes(l2.get("l2_bytes")), sms=l2.get("n_sm"), chip=l2.get("from")))
-    st.caption(t(f"{P}.report.sources", sources=" | ".join(report.sources)))
+        st.caption(t(f"{P}.report.l2", l2=_bytes(l2["l2_bytes"]) or "—", sms=l2["n_sm"] or "—",
+                     chip=md(l2["from"])))
+    st.caption(t(f"{P}.report.sources", sources=" | ".join(map(md, report.sources))))
     if report.quick:
         st.warning(t(f"{P}.report.quick"), icon=":material/science:")
     labels = plot_labels(report.device)
@@ -309,10 +346,10 @@ def show_report(report: Report, key: str) -> None:
         scaling(sweep_runs, sims, report.device, f"{key}_sweep")
     throughput = [r for r in report.runs if r["section"].startswith("throughput")]
     if throughput:
-        st.plotly_chart(throughput_figure(throughput, labels), key=f"{P}.{key}_throughput",
+        st.plotly_chart(throughput_figure(plot_rows(throughput), labels), key=f"{P}.{key}_throughput",
                         config={"displayModeBar": False})
     if report.traffic:
-        st.plotly_chart(traffic_figure(report.traffic, labels), key=f"{P}.{key}_traffic",
+        st.plotly_chart(traffic_figure(plot_rows(report.traffic), labels), key=f"{P}.{key}_traffic",
                         config={"displayModeBar": False})
     with st.expander(t(f"{P}.report.table")):
         st.dataframe(run_table(report.runs, [r for r in report.traffic if r["model"] != "measured"]),
@@ -324,13 +361,15 @@ def reports(cuda: bool) -> Report | None:
     st.subheader(t(f"{P}.reports"))
     st.caption(t(f"{P}.reports_help"))
     names = [p.name for p in bundled_reports()]
-    upload = st.file_uploader(t(f"{P}.upload"), type=["json"], key=f"{P}.upload")
+    upload = st.file_uploader(t(f"{P}.upload"), type=["json"], key=f"{P}.upload",
+                              max_upload_size=MAX_BYTES // 2**20)
     shown = None
     if upload is not None:
         try:
             shown = parse_report(upload.getvalue(), upload.name)
-        except ReportError as e:
-            st.error(t(f"{P}.report_error.{e.code}", **e.params), icon=":material/error:")
+        except ReportError as e:  # the field's name holds the report's own keys: escaped
+            params = {k: md(v) if isinstance(v, str) else v for k, v in e.params.items()}
+            st.error(t(f"{P}.report_error.{e.code}", **params), icon=":material/error:")
     if shown is None and names:
         with st.expander(t(f"{P}.bundled", n=len(names)), expanded=not cuda):
             name = st.selectbox(t(f"{P}.bundled_pick"), names, key=f"{P}.bundled_pick")
@@ -345,7 +384,7 @@ def measure_section(state: PageState) -> None:
     """The measure view of the GPU lab, for the page's configuration in `state`."""
     device = cached_device()
     cuda = device.kind == "cuda"
-    st.info(t(f"{P}.device_{device.kind}", name=device.name), icon=":material/memory:")
+    st.info(t(f"{P}.device_{device.kind}", name=md(device.name)), icon=":material/memory:")
     state.widget("impls")
     c = run_config(state.values, cuda)
     if not cuda and state.values["dtype"] != "float32":

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from sim.text import md
+
 LANGS = ("zh", "en")
 I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
 
@@ -42,6 +44,20 @@ def init_lang() -> None:
 
 def lang() -> str:
     return st.session_state.get("lang", "en")
+
+
+def t_md(key: str, **params) -> str:
+    """t() for a Markdown message whose text params all come from the user (a file's cells, column names).
+
+    Every text param, and every text item of a list param, is shown literally (sim.text.md), never
+    as a link, an image or formatting. Numbers pass unchanged.
+    """
+    def safe(v):
+        if isinstance(v, (list, tuple)):
+            return [safe(x) for x in v]
+        return md(v) if isinstance(v, str) else v
+
+    return t(key, **{k: safe(v) for k, v in params.items()})
 
 
 def t(key: str, **params) -> str:

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from sim.text import md
 from ui.i18n import lang, t
 from ui.schema import Param, read_query, write_query
 
@@ -23,7 +24,8 @@ class PageState:
             values, rejected = read_query(schema, dict(st.query_params))
             st.session_state[store] = values
             for name, raw in rejected:
-                st.warning(t("url.rejected", name=t(f"{page}.{name}"), value=raw[:40]), icon=":material/warning:")
+                st.warning(t("url.rejected", name=t(f"{page}.{name}"), value=md(raw, 40)),
+                           icon=":material/warning:")
         self.values: dict[str, Any] = st.session_state[store]
         for p in schema:  # a widget changed since the last run: its new value counts from the top
             if self.key(p.name) in st.session_state and p.kind != "ints":

@@ -5,6 +5,8 @@ Also holds the palette and compact layout the other metric figures share.
 
 import plotly.graph_objects as go
 
+from sim.history import decimate
+
 TRAIN_COLOR = "#f59322"  # TensorFlow Playground orange
 TEST_COLOR = "#0877bd"  # TensorFlow Playground blue
 GUIDE_COLOR = "#9e9e9e"  # reference lines (chance diagonal)
@@ -30,9 +32,10 @@ def _train_test_figure(
     """Lines of history[f"train_{key}"] and history[f"test_{key}"] against epoch.
 
     A series with no value at all (no test split, empty history) is left out; None or NaN
-    inside a series leaves a gap.
+    inside a series leaves a gap. A long history is min–max decimated, so the figure stays small.
     """
     fig = go.Figure()
+    history = decimate(history, "epoch", (f"train_{key}", f"test_{key}"))
     epochs = [entry["epoch"] for entry in history]
     for split, colour in (("train", TRAIN_COLOR), ("test", TEST_COLOR)):
         values = [entry.get(f"{split}_{key}") for entry in history]

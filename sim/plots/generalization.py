@@ -11,6 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from sim.history import decimate
 from sim.plots.curves import GUIDE_COLOR, TEST_COLOR, TRAIN_COLOR, compact_layout
 from sim.plots.panels import series, xy_panel
 
@@ -153,14 +154,6 @@ def fit_figure(x: np.ndarray, y: np.ndarray, parts: dict[str, np.ndarray], grid:
 
 
 # ---------- live training ----------
-def thin(history: list[dict], max_points: int = MAX_CURVE_POINTS) -> list[dict]:
-    """At most max_points records, evenly spread, always keeping the first and the latest."""
-    if len(history) <= max_points:
-        return history
-    idx = np.unique(np.linspace(0, len(history) - 1, max_points).round().astype(int))
-    return [history[i] for i in idx]
-
-
 def fit_panel(x_train: np.ndarray, y_train: np.ndarray, x_val: np.ndarray, y_val: np.ndarray, grid: np.ndarray,
               pred: np.ndarray, truth: np.ndarray, y_range: tuple[float, float], labels: dict,
               size: tuple[int, int] = TWO_UP) -> dict:
@@ -179,7 +172,7 @@ def curves_panel(history: list[dict], key: str, best_epoch: int | None, labels: 
 
     labels: "title", "train", "val", "epoch", "best".
     """
-    pick = thin(history)
+    pick = decimate(history, "epoch", (f"train_{key}", f"val_{key}"), MAX_CURVE_POINTS)
     epochs = [h["epoch"] for h in pick]
     lines = [series(epochs, [h[f"train_{key}"] for h in pick], color=TRAIN_COLOR, label=labels["train"]),
              series(epochs, [h[f"val_{key}"] for h in pick], color=VAL_COLOR, label=labels["val"])]

@@ -9,6 +9,8 @@ import base64
 
 import numpy as np
 
+from sim.history import decimate
+
 DOMAIN = 6.0  # the plane is [-6, 6]²
 
 
@@ -60,11 +62,8 @@ def encode_points(X: np.ndarray, y: np.ndarray, problem: str) -> tuple[str, str]
 
 
 def curve(history: list[dict], max_points: int = 300) -> dict:
-    """Loss history thinned to at most max_points (always keeping the latest epoch)."""
-    if not history:
-        return {"epochs": [], "train": [], "test": []}
-    idx = np.unique(np.linspace(0, len(history) - 1, min(len(history), max_points)).round().astype(int))
-    pick = [history[i] for i in idx]
+    """Loss history min–max decimated to at most max_points (first, latest and every spike kept)."""
+    pick = decimate(history, "epoch", ("train_loss", "test_loss"), max_points)
     return {"epochs": [h["epoch"] for h in pick], "train": [h["train_loss"] for h in pick],
             "test": [h["test_loss"] for h in pick]}
 

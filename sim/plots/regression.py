@@ -131,10 +131,10 @@ def fit_panel(x: np.ndarray, y: np.ndarray, outlier: np.ndarray, curve_x: np.nda
                     width=width, height=300)
 
 
-def loss_panel(history: Sequence[float], labels: dict, width: int = 314) -> dict:
-    """Loss per epoch on a log axis (at most 300 points). labels: "title", "epoch"."""
+def loss_panel(epochs: Sequence[int], history: Sequence[float], labels: dict, width: int = 314) -> dict:
+    """Loss against epoch on a log axis (at most 300 points). labels: "title", "epoch"."""
     idx = _thin(len(history), 300)
-    return xy_panel(labels["title"], [series(idx, np.asarray(history)[idx], "line", FIT_COLOR)],
+    return xy_panel(labels["title"], [series(np.asarray(epochs)[idx], np.asarray(history)[idx], "line", FIT_COLOR)],
                     x_label=labels["epoch"], width=width, height=280, log_y=True)
 
 
