@@ -1,0 +1,105 @@
+"""deploy/classroom.py: two app processes behind HAProxy; two browsers land on different processes and stay there."""
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from browsertools import open_page
+
+from deploy.classroom import find_haproxy, free_port
+from ui.i18n import catalogue
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+EN = catalogue("en")
+# one line per request, printed by the launcher's --log-requests:
+# client, backend/process, status, method, path, "user agent"
+REQUEST = re.compile(r'^\S+ apps/(\S+) (\d+) (\S+) (\S+) "(.*)"$', re.M)
+
+
+@pytest.fixture
+def classroom(tmp_path):
+    """The launcher with 2 app processes on a free port; yields (base URL, its output file); stopped by SIGTERM."""
+    if find_haproxy() is None:
+        if os.environ.get("CI"):
+            pytest.fail("haproxy is missing: .ci/run should have installed Debian's haproxy")
+        pytest.skip("haproxy is missing (apt-get install haproxy)")
+    port, out = free_port(), tmp_path / "classroom.log"
+    with out.open("w", encoding="utf-8") as log:
+        proc = subprocess.Popen([sys.executable, "deploy/classroom.py", "--processes", "2", "--port", str(port),
+                                 "--address", "127.0.0.1", "--log-requests"],
+                                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 120
+        while "Students open" not in out.read_text(encoding="utf-8"):
+            if proc.poll() is not None or time.time() > deadline:
+                pytest.fail(f"the launcher did not get ready:\n{out.read_text(encoding='utf-8')}")
+            time.sleep(0.3)
+        yield f"http://127.0.0.1:{port}", out
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, out.read_text(encoding="utf-8")
+    backends = re.findall(r"app\d=127\.0\.0\.1:(\d+)", out.read_text(encoding="utf-8"))
+    for p in [port, *map(int, backends)]:
+        with socket.socket() as s:
+            assert s.connect_ex(("127.0.0.1", p)) != 0, f"port {p} still answers after the launcher stopped"
+
+
+def epoch(page) -> int:
+    return int(re.sub(r"\D", "", page.locator(".lv-epoch").inner_text()) or 0)
+
+
+def test_two_browsers_train_on_different_processes_and_stay_there(browser, classroom):
+    base, out = classroom
+    names = ["a", "b"]
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000},
+                                    user_agent=f"Mozilla/5.0 (X11; Linux x86_64) Chrome/120 classroom-test-{n}")
+                for n in names]
+    try:
+        pages, sockets = [], {n: [] for n in names}
+        # one after the other: the second browser arrives while the first holds its websocket
+        for n, ctx in zip(names, contexts):
+            pg = ctx.new_page()
+            pg.on("websocket", lambda ws, n=n: sockets[n].append(ws.url))
+            open_page(pg, f"{base}/classification?lang=en")
+            pg.wait_for_selector(".lv-epoch", timeout=60_000)
+            pages.append(pg)
+        for pg in pages:
+            pg.get_by_role("button", name=re.compile(EN["cls.play"])).click()
+        for pg in pages:
+            pg.wait_for_function("() => /[1-9]/.test(document.querySelector('.lv-epoch').textContent)", timeout=60_000)
+        first = [epoch(pg) for pg in pages]
+        time.sleep(2)
+        assert all(e > f > 0 for e, f in zip(map(epoch, pages), first)), "both browsers train"
+
+        cookies = {n: [c["value"] for c in ctx.cookies() if c["name"] == "SERVERID"] for n, ctx in zip(names, contexts)}
+        assert all(len(v) == 1 for v in cookies.values()), cookies
+        assert cookies["a"] != cookies["b"], "the two browsers landed on different app processes"
+        for n, pg in zip(names, pages):
+            assert len(sockets[n]) == 1, f"{n}: one websocket, never reopened: {sockets[n]}"
+            assert sockets[n][0].endswith("/_stcore/stream")
+            assert pg.locator('[data-testid="stException"]').count() == 0
+            assert pg.get_by_text("Connection error").count() == 0
+    finally:
+        for ctx in contexts:
+            ctx.close()
+
+    requests = REQUEST.findall(out.read_text(encoding="utf-8"))
+    for n in names:
+        mine = [(server, status, path) for server, status, _, path, agent in requests
+                if agent.endswith(f"classroom-test-{n}")]
+        assert {server for server, _, _ in mine} == {cookies[n][0]}, f"{n}: every request went to its cookie's process"
+        for path, status in [("/classification", "200"), ("/_stcore/health", "200"), ("/_stcore/host-config", "200"),
+                             ("/_stcore/stream", "101"), ("/static/", "200")]:
+            assert any(p.startswith(path) and s == status for _, s, p in mine), f"{n}: {path} {status} seen"
