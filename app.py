@@ -1,4 +1,6 @@
 """Entry point: routes to the labs with st.navigation and draws the shared sidebar."""
+import threading
+
 import streamlit as st
 
 from sim.threads import configure_threads
@@ -17,3 +19,16 @@ banner = st.sidebar.empty()
 st.navigation([home, *pages]).run()
 device_banner(banner)  # last, so importing torch never delays the first paint
 configure_threads()  # once per process (later calls do nothing), before any Play or Step trains a model
+
+
+@st.cache_resource(show_spinner=False)
+def compile_engine() -> threading.Thread:
+    """Once per process: the classification engine's kernels compiled in the background (see warm_up)."""
+    from sim.training import warm_up  # here: importing numba would delay the first paint
+
+    thread = threading.Thread(target=warm_up, name="compile-engine", daemon=True)
+    thread.start()
+    return thread
+
+
+compile_engine()

@@ -1,5 +1,7 @@
 """Attention lab: the pipeline stage by stage, the notes' worked numbers, and a tiny transformer trained live."""
 
+import time
+
 import streamlit as st
 import torch
 
@@ -26,29 +28,16 @@ from sim.plots.curves import TEST_COLOR, TRAIN_COLOR
 from sim.tasks import CORPORA, LETTERS, MAX_TOKENS, PRESETS, make_task, split_tokens
 from sim.text import html, md
 from sim.transformer import LMTrainer, TransformerConfig, notes_ffn
-from ui import live_plots
-from ui.components import collect_frames, continue_live, next_seq, restart, run_controls
+from ui import live_plots, live_run
 from ui.i18n import t
+from ui.player import Player
 from ui.schemas.attention import PAGE, SCHEMA
 from ui.urlstate import PageState
 
-BUDGET_S = 0.15  # training time per fragment rerun: a few frames, then they go to the browser
-MAX_FRAMES = 6
+REPORT_S = 2.0  # while playing, what the models generate is redone at most this often
 MAX_TEXT = 2000  # longest training text
 HEAD_DIMS = (1, 2, 4, 8, 16, 32, 64, 128)
 ss = st.session_state
-
-
-# ---------- run control (button callbacks); kind is "train" (one model) or "compare" (with and without mask) ----------
-def set_playing(kind: str, on: bool) -> None:
-    ss[f"att.{kind}.playing"] = on
-    st.rerun()  # from a callback this is a full rerun, so every part of the page follows
-
-
-def step_once(kind: str, steps: int) -> None:
-    ss[f"att.{kind}.playing"] = False
-    for trainer in ss[f"att.{kind}"]:
-        trainer.step(steps)
 
 
 def remembered(draw, key: str, source: str, default: str, **kw) -> str:
@@ -210,20 +199,30 @@ def build_trainer(v: dict, text: str, causal: bool, score_prompt: bool) -> LMTra
     return LMTrainer(config, task, lr=v["lr"], batch_size=32, seed=v["t_seed"])
 
 
-def current_trainers(kind: str, v: dict, text: str) -> list[LMTrainer] | None:
-    """The session's trainers of this kind; new ones when the settings changed, the old ones on bad input."""
+def current_player(kind: str, v: dict, text: str) -> Player | None:
+    """The session's run of this kind (player.model: its trainers, one, or with and without the mask); new ones
+    when the settings changed, the old ones on bad input."""
     runs = (v["causal"],) if kind == "train" else (True, False)
     want = (kind, text, runs, *(v[n] for n in ("task", "length", "context", "layers", "t_heads", "width", "lr",
                                                "t_seed")))
-    if ss.get(f"att.{kind}.key") != want or f"att.{kind}" not in ss:
-        try:
-            ss[f"att.{kind}"] = [build_trainer(v, text, causal, score_prompt=kind == "compare") for causal in runs]
-            ss[f"att.{kind}.key"] = want
-            ss[f"att.{kind}.playing"] = False
-        except ValueError as e:
-            code = str(e).removeprefix("invalid:")
-            st.error(t(f"att.invalid.{code}", n=v["context"] + 2))
-    return ss.get(f"att.{kind}")
+
+    def build() -> Player:
+        trainers = [build_trainer(v, text, causal, score_prompt=kind == "compare") for causal in runs]
+
+        def step(n: int) -> None:
+            for tr in trainers:
+                tr.step(n)
+
+        return Player(step, lambda: {}, lambda: any(tr.diverged for tr in trainers), model=trainers)
+
+    try:
+        player = live_run.current_player(f"att.{kind}", want, build)
+    except ValueError as e:
+        code = str(e).removeprefix("invalid:")
+        st.error(t(f"att.invalid.{code}", n=v["context"] + 2))
+        return ss.get(f"att.{kind}.player")
+    player.speed = v["speed"]
+    return player
 
 
 def probe_text(task) -> tuple[str, str]:
@@ -287,56 +286,55 @@ def compare_frame(trainers: list[LMTrainer], probe: str) -> dict:
     return {"epoch": trainers[0].steps, "caption": caption, "panels": panels}
 
 
-def generation_report(trainers: list[LMTrainer], prompt: str) -> None:
-    """What each model generates from the prompt, next to the right answer (generated tasks)."""
+def generation_report(trainers: list[LMTrainer], prompt: str) -> list[str]:
+    """What each model generates from the prompt, next to the right answer (generated tasks), as Markdown lines."""
+    lines = []
     for tr in trainers:
         run, task = run_name(tr), tr.task
         if task.name == "text":
-            st.markdown(t("att.generated_text", run=run, prompt=md(prompt), greedy=md(tr.complete(prompt, 40)),
-                          sampled=md(tr.complete(prompt, 40, greedy=False, seed=1))))
+            lines.append(t("att.generated_text", run=run, prompt=md(prompt), greedy=md(tr.complete(prompt, 40)),
+                           sampled=md(tr.complete(prompt, 40, greedy=False, seed=1))))
         else:
             answer = task.answer(prompt)
             got = tr.complete(task.prompt_text(prompt), len(answer))
-            st.markdown(t("att.generated", run=run, prompt=md(task.prompt_text(prompt)), got=md(got), answer=md(answer),
-                          mark="✅" if got == answer else "❌", acc=f"{tr.generation_accuracy():.0%}"))
+            lines.append(t("att.generated", run=run, prompt=md(task.prompt_text(prompt)), got=md(got),
+                           answer=md(answer), mark="✅" if got == answer else "❌",
+                           acc=f"{tr.generation_accuracy():.0%}"))
+    return lines
 
 
-def live_panel(kind: str, speed: int, probe: str, prompt: str) -> None:
+def live_panel(kind: str, player: Player, probe: str, prompt: str) -> None:
+    trainers = player.model
     make_frame = train_frame if kind == "train" else compare_frame
+    player.snapshot = lambda: make_frame(trainers, probe)  # the probe text may change without the model changing
 
-    @st.fragment(run_every=0.5 if ss.get(f"att.{kind}.playing") else None)
-    def panel():
-        trainers = ss[f"att.{kind}"]
-        diverged = any(tr.diverged for tr in trainers)
-        playing = ss.get(f"att.{kind}.playing", False) and not diverged
-        run_controls("att", playing=playing, stopped=diverged, set_playing=set_playing, step=step_once,
-                     reset=lambda kind: restart(f"att.{kind}"), run=(kind,), step_args=(speed,), key=f"att.{kind}")
-        def step() -> None:
-            for tr in trainers:
-                tr.step(speed)
+    def diverged() -> bool:
+        return any(tr.diverged for tr in trainers)
 
-        def any_diverged() -> bool:
-            return any(tr.diverged for tr in trainers)
-
-        frames = collect_frames(playing, step, lambda: make_frame(trainers, probe), any_diverged, BUDGET_S,
-                                MAX_FRAMES)
-        diverged = any_diverged()
-        if diverged:
+    def messages() -> None:
+        if diverged():
             st.error(t("att.diverged", lr=trainers[0].lr))
-        status = "diverged" if diverged else ("playing" if playing else "paused")
-        live_plots.show_frames(frames, key=f"att.{kind}.view", seq=next_seq(f"att.{kind}.seq"), status=status)
-        generation_report(trainers, prompt)
-        continue_live(playing, diverged, f"att.{kind}.playing")
+        # what the models generate: a few hundred forward passes, so while playing at most every REPORT_S
+        key = f"att.{kind}.report"
+        if not player.playing or time.monotonic() - ss.get(f"{key}_at", 0.0) > REPORT_S or key not in ss:
+            with player.lock:
+                ss[key], ss[f"{key}_at"] = generation_report(trainers, prompt), time.monotonic()
+        for line in ss[key]:
+            st.markdown(line)
 
-    panel()
+    def show(frames: list[dict], seq: int, status: str) -> None:
+        live_plots.show_frames(frames, key=f"att.{kind}.view", seq=seq,
+                               status="diverged" if status == "stopped" else status)
+
+    live_run.live_view("att", f"att.{kind}", player, show, diverged, messages=messages, n=player.speed)
 
 
 def trained_panel(kind: str, state: PageState, text: str) -> bool:
     """The live panel of the run(s) of `kind` for these settings; False when they could not be built."""
-    trainers = current_trainers(kind, state.values, text)
-    if trainers:
-        live_panel(kind, state.values["speed"], *probe_text(trainers[0].task))
-    return bool(trainers)
+    player = current_player(kind, state.values, text)
+    if player is not None:
+        live_panel(kind, player, *probe_text(player.model[0].task))
+    return player is not None
 
 
 def train_section(state: PageState) -> None:

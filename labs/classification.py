@@ -14,29 +14,17 @@ from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
 from sim.plots.losses import gradient_figure
 from sim.training import ClassifierConfig, Trainer
 from sim.upload import MAX_BYTES, UploadError, parse_points_csv
-from ui import live
-from ui.components import collect_frames, continue_live, next_seq, restart, run_controls
+from ui import live, live_run
+from ui.player import Player
 from ui.i18n import t, t_md
 from ui.schemas.classification import PAGE, SCHEMA
 from ui.urlstate import PageState
 
-BUDGET_S = 0.06  # training time per fragment rerun: a few frames, then they go to the browser
-MAX_FRAMES = 4
 REFRESH_S = 3.0  # how often the Plotly curves catch up while training (a redraw costs the browser ~100 ms)
 ss = st.session_state
 
 
-# ---------- run control (button callbacks) ----------
-def set_playing(on: bool) -> None:
-    ss["cls.playing"] = on
-    st.rerun()  # from a callback this is a full rerun, so every part of the page follows
-
-
-def step_once() -> None:
-    ss["cls.playing"] = False
-    ss["cls.trainer"].step(epochs=1)
-
-
+# ---------- callbacks ----------
 def regenerate() -> None:
     ss["cls.seed"] = random.randrange(1_000_000)
 
@@ -55,21 +43,22 @@ def make_config(v: dict) -> ClassifierConfig:
         optimizer=v["optimizer"], dropout=v["dropout"], seed=v["seed"])
 
 
-def current_trainer(v: dict) -> Trainer | None:
-    """The session's trainer; a new one when the model or the data changed, the old one on bad input."""
+def current_player(v: dict) -> Player | None:
+    """The session's run (player.model is its Trainer); a new one when the model or the data changed, the old
+    one on bad input."""
     if not v["features"]:
         st.warning(t("cls.no_features"))
-        return ss.get("cls.trainer")
+        return ss.get("cls.player")
     upload = ss.get("cls.upload")
-    want = (make_config(v), id(upload))
-    if ss.get("cls.key") != want or "cls.trainer" not in ss:
-        try:
-            ss["cls.trainer"] = Trainer(want[0], data=(upload.X, upload.y) if upload else None)
-            ss["cls.key"] = want
-            ss["cls.playing"] = False
-        except ValueError as e:
-            st.error(t("cls.bad_config", detail=str(e)))
-    return ss.get("cls.trainer")
+    config = make_config(v)
+    try:
+        player = live_run.current_player(
+            "cls", (config, id(upload)), lambda: live.player_for(Trainer(config, data=upload and (upload.X, upload.y))))
+    except ValueError as e:
+        st.error(t("cls.bad_config", detail=str(e)))
+        return ss.get("cls.player")
+    player.speed = v["speed"]
+    return player
 
 
 # ---------- widgets ----------
@@ -132,38 +121,34 @@ def model_controls(state: PageState) -> None:
 
 
 # ---------- live view ----------
-def live_panel(state: PageState) -> None:
-    @st.fragment(run_every=0.5 if ss.get("cls.playing") else None)
-    def panel():
-        trainer = ss["cls.trainer"]
-        playing = ss.get("cls.playing", False) and not trainer.diverged
-        run_controls("cls", playing=playing, stopped=trainer.diverged, set_playing=set_playing, step=step_once,
-                     reset=lambda: restart("cls"))
-        frames = collect_frames(playing, lambda: trainer.step(epochs=state.values["speed"]),
-                                lambda: live.frame(trainer), lambda: trainer.diverged, BUDGET_S, MAX_FRAMES)
+def live_panel(state: PageState, player: Player) -> None:
+    trainer = player.model
+
+    def messages() -> None:
         if trainer.diverged:
             st.error(t(f"cls.diverged.{trainer.divergence}", lr=trainer.config.lr,
                        loss=f"{trainer.recent_train_loss():.2f}", base=f"{trainer.baseline_loss:.2f}"))
-        seq = next_seq("cls.seq")
-        status = "diverged" if trainer.diverged else ("playing" if playing else "paused")
-        n_hidden = len(trainer.config.hidden)
-        live.show(trainer, frames, seq=seq, status=status, threshold=state.values["threshold"],
-                  discretize=state.values["discretize"], show_test=state.values["show_test"],
-                  labels={"epoch": t("cls.epoch"), "train_loss": t("cls.train_loss"),
-                          "test_loss": t("cls.test_loss"), "status": t(f"cls.status.{status}")},
-                  input_labels=[t(f"cls.features.{f}") for f in trainer.config.features],
-                  titles=[t("cls.net.inputs")] + [t("cls.net.layer", i=i + 1) for i in range(n_hidden)]
-                  + [t("cls.net.output")])
-        continue_live(playing, trainer.diverged, "cls.playing")
 
-    panel()
+    def show(frames: list[dict], seq: int, status: str) -> None:
+        status = "diverged" if status == "stopped" else status
+        n_hidden = len(trainer.config.hidden)
+        with player.lock:
+            live.show(trainer, frames, seq=seq, status=status, threshold=state.values["threshold"],
+                      discretize=state.values["discretize"], show_test=state.values["show_test"],
+                      labels={"epoch": t("cls.epoch"), "train_loss": t("cls.train_loss"),
+                              "test_loss": t("cls.test_loss"), "status": t(f"cls.status.{status}")},
+                      input_labels=[t(f"cls.features.{f}") for f in trainer.config.features],
+                      titles=[t("cls.net.inputs")] + [t("cls.net.layer", i=i + 1) for i in range(n_hidden)]
+                      + [t("cls.net.output")])
+
+    live_run.live_view("cls", "cls", player, show, lambda: trainer.diverged, messages=messages)
 
 
 # ---------- results ----------
-def curves_panel() -> None:
-    @st.fragment(run_every=REFRESH_S if ss.get("cls.playing") else None)
+def curves_panel(player: Player) -> None:
+    @st.fragment(run_every=REFRESH_S if player.playing else None)
     def panel():
-        trainer = ss["cls.trainer"]
+        trainer = player.model
         labels = {k: t(f"cls.plot.{k}") for k in ("epoch", "loss", "accuracy", "train", "test")}
         c1, c2 = st.columns(2)
         c1.plotly_chart(loss_curves(trainer.history, labels), key="cls.loss_fig")
@@ -248,19 +233,20 @@ def main() -> None:
         with right:
             state.widget("features")
             hidden_layers(state)
-            trainer = current_trainer(state.values)
-            if trainer is None:  # no model could be built from these settings; the error says why
+            player = current_player(state.values)
+            if player is None:  # no model could be built from these settings; the error says why
                 return
-            live_panel(state)
+            live_panel(state, player)
             opts = st.columns(3)
             state.widget("discretize", container=opts[0])
             state.widget("show_test", container=opts[1])
             state.widget("speed", container=opts[2])
-        curves_panel()
+        curves_panel(player)
         # one panel at a time: hidden tabs would still re-render their charts on every live update
         panel = state.widget("panel", label_visibility="collapsed")
-        {"eval": lambda: evaluation_panel(state, trainer), "why_ce": lambda: why_cross_entropy(state),
-         "download": lambda: downloads(trainer)}[panel]()
+        with player.lock:  # the run may be training on its own thread
+            {"eval": lambda: evaluation_panel(state, player.model), "why_ce": lambda: why_cross_entropy(state),
+             "download": lambda: downloads(player.model)}[panel]()
 
 
 main()

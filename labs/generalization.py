@@ -11,14 +11,14 @@ from sim.fit import FitConfig, FitTrainer
 from sim.generalization import GRID, CurveData, cross_validate, curve_data, degree_sweep, flip_labels, mse, \
     plane_grid, poly_fit, true_curve
 from sim.plots import generalization as plots
-from ui.components import collect_frames, continue_live, in_fragment_rerun, next_seq, restart, run_controls
+from ui import live_run
+from ui.components import in_fragment_rerun
 from ui.i18n import t
 from ui.live_plots import show_frames
+from ui.player import FRAMES_PER_S, Player
 from ui.schemas.generalization import PAGE, SCHEMA
 from ui.urlstate import PageState
 
-BUDGET_S = 0.06  # training time per fragment rerun: a few frames, then they go to the browser
-MAX_FRAMES = 4
 CV_TICK_S = 0.8  # one fold per tick, slow enough to follow
 NOISE_POINTS, NOISE_GRID = 300, 25  # label-noise run: points (half train, half validation), boundary cells a side
 # sim.data's noise only jitters the moons; for circle and xor it would flip labels, which is this section's own job
@@ -71,36 +71,13 @@ def parts(data: CurveData) -> dict:
 
 
 # ---------- live runs (shared by the capacity, regularisation and label-noise sections) ----------
-def set_playing(name: str, on: bool) -> None:
-    ss[f"gen.{name}.playing"] = on
-    st.rerun()  # from a callback this is a full rerun, so every part of the page follows
-
-
-def pause(key: str) -> None:
-    """Stop a live view; a full rerun if it was playing, so its fragment's timer stops too."""
-    if ss.get(key):
-        ss[key] = False
-        st.rerun()
-
-
-def step_once(name: str, epochs: int) -> None:
-    ss[f"gen.{name}.trainer"].step(epochs)
-    pause(f"gen.{name}.playing")
-
-
 def restore_best(name: str) -> None:
-    ss[f"gen.{name}.trainer"].restore_best()
-    pause(f"gen.{name}.playing")
-
-
-def trainer_for(name: str, config: FitConfig, data_key: tuple, make: Callable[[], tuple]) -> FitTrainer:
-    """The session's run of one section; a new one when its settings or its data changed."""
-    want = (config, data_key)
-    if ss.get(f"gen.{name}.key") != want:
-        ss[f"gen.{name}.trainer"] = FitTrainer(config, *make())
-        ss[f"gen.{name}.key"] = want
-        ss[f"gen.{name}.playing"] = False
-    return ss[f"gen.{name}.trainer"]
+    player = ss[f"gen.{name}.player"]
+    player.pause()
+    with player.lock:
+        player.model.restore_best()
+    player.refresh()
+    st.rerun()  # the whole page follows the restored model
 
 
 def run_status(trainer: FitTrainer) -> str:
@@ -113,28 +90,36 @@ def run_status(trainer: FitTrainer) -> str:
     return ""
 
 
-def live_run(name: str, speed: int, draw: Callable[[FitTrainer], dict]) -> None:
-    """Play / Pause / Step / Restore best / Reset and the live panels of one section's run."""
+def live_section(name: str, config: FitConfig, data_key: tuple, make: Callable[[], tuple], speed: int,
+                 draw: Callable[[FitTrainer], dict]) -> None:
+    """One section's run (a new one when its settings or its data changed): Play / Pause / Step / Restore best /
+    Reset and its live panels, drawn by draw(trainer)."""
+    player = live_run.current_player(f"gen.{name}", (config, data_key), lambda: make_player(FitTrainer(config, *make())))
+    player.speed = speed
+    trainer = player.model
+    player.snapshot = lambda: draw(trainer)  # what a frame shows may change without the model changing
 
-    @st.fragment(run_every=0.5 if ss.get(f"gen.{name}.playing") else None)
-    def panel():
-        trainer = ss[f"gen.{name}.trainer"]
-        playing = ss.get(f"gen.{name}.playing", False) and not trainer.finished
-        bar = run_controls("gen", playing=playing, stopped=trainer.finished, set_playing=set_playing,
-                           step=step_once, reset=lambda name: restart(f"gen.{name}"), run=(name,), step_args=(speed,), key=f"gen.{name}", n=speed)
+    def restore_button(bar) -> None:
         bar.button(t("gen.restore"), on_click=restore_best, args=(name,), icon=":material/history:",
                    disabled=trainer.finished or trainer.best_epoch == trainer.epoch, key=f"gen.{name}.restore",
                    help=t("gen.restore_help"))
-        frames = collect_frames(playing, lambda: trainer.step(speed), lambda: draw(trainer),
-                                lambda: trainer.finished, BUDGET_S, MAX_FRAMES)
-        status = "diverged" if trainer.diverged else ("playing" if playing else "paused")
-        show_frames(frames, key=f"gen.{name}.view", seq=next_seq(f"gen.{name}.seq"), status=status)
+
+    def messages() -> None:
         message = run_status(trainer)
         if message:
             (st.error if trainer.diverged else st.success)(message)
-        continue_live(playing, trainer.finished, f"gen.{name}.playing")
 
-    panel()
+    def show(frames: list[dict], seq: int, status: str) -> None:
+        status = ("diverged" if trainer.diverged else "paused") if status == "stopped" else status
+        show_frames(frames, key=f"gen.{name}.view", seq=seq, status=status)
+
+    live_run.live_view("gen", f"gen.{name}", player, show, lambda: trainer.finished, extra_buttons=restore_button,
+                       messages=messages, n=speed)
+
+
+def make_player(trainer: FitTrainer) -> Player:
+    # one tick per frame: each frame shows `speed` more epochs
+    return Player(trainer.step, lambda: {}, lambda: trainer.finished, model=trainer, ticks_per_s=FRAMES_PER_S)
 
 
 def curve_frame(trainer: FitTrainer, data: CurveData, extra: list[dict] | None = None, caption: str = "") -> dict:
@@ -187,9 +172,16 @@ def cv_start() -> None:
     st.rerun()
 
 
+def cv_pause() -> None:
+    """Stop the folds' animation; a full rerun if it was playing, so its fragment's timer stops too."""
+    if ss.get("gen.cv.playing"):
+        ss["gen.cv.playing"] = False
+        st.rerun()
+
+
 def cv_step(k: int) -> None:
     ss["gen.cv.shown"] = ss["gen.cv.shown"] % k + 1
-    pause("gen.cv.playing")
+    cv_pause()
 
 
 def cv_view(folds: list, data: CurveData, k: int, key: tuple) -> None:
@@ -208,7 +200,7 @@ def cv_view(folds: list, data: CurveData, k: int, key: tuple) -> None:
         shown = ss["gen.cv.shown"]
         bar = st.container(horizontal=True)
         if playing:
-            bar.button(t("gen.pause"), on_click=pause, args=("gen.cv.playing",), icon=":material/pause:",
+            bar.button(t("gen.pause"), on_click=cv_pause, icon=":material/pause:",
                        key="gen.cv.pause")
         else:
             bar.button(t("gen.cv.play"), on_click=cv_start, icon=":material/play_arrow:", type="primary",
@@ -305,8 +297,7 @@ def capacity_section(state: PageState) -> None:
     for col, name in zip(cols, ("width", "lr", "patience", "speed")):
         state.widget(name, container=col)
     config = FitConfig(hidden=(v["width"],) * 2, lr=v["lr"], patience=v["patience"], seed=v["seed"])
-    trainer_for("cap", config, ss["gen.data_key"], curve_run_data(data))
-    live_run("cap", v["speed"], lambda tr: curve_frame(tr, data))
+    live_section("cap", config, ss["gen.data_key"], curve_run_data(data), v["speed"], lambda tr: curve_frame(tr, data))
 
 
 def regularization_section(state: PageState) -> None:
@@ -322,7 +313,6 @@ def regularization_section(state: PageState) -> None:
         state.widget(name, container=col)
     config = FitConfig(hidden=(v["width"],) * 2, lr=v["lr"], l2=v["l2"], l1=v["l1"], dropout=v["dropout"],
                        seed=v["seed"])
-    trainer_for("reg", config, ss["gen.data_key"], curve_run_data(data))
     hist_labels = {"title": t("gen.reg.weights"), "weight": t("gen.reg.weight"), "zero": t("gen.reg.zero")}
 
     def draw(trainer: FitTrainer) -> dict:
@@ -330,7 +320,7 @@ def regularization_section(state: PageState) -> None:
         zeros = t("gen.reg.zeros", z=int((w == 0).sum()), m=w.size)
         return curve_frame(trainer, data, [plots.weights_panel(w, hist_labels)], zeros)
 
-    live_run("reg", v["speed"], draw)
+    live_section("reg", config, ss["gen.data_key"], curve_run_data(data), v["speed"], draw)
     st.caption(t("gen.reg.note"))
 
 
@@ -351,7 +341,6 @@ def label_noise_section(state: PageState) -> None:
     points = noisy_points(v["dataset"], v["flip"], v["seed"])
     X_tr, y_tr, flipped, X_va, y_va = points
     config = FitConfig(task="binary", hidden=(v["width"],) * 2, lr=v["lr"], seed=v["seed"])
-    trainer_for("noise", config, (v["dataset"], v["flip"], v["seed"]), lambda: (X_tr, y_tr, X_va, y_va))
     cells = plane_grid(NOISE_GRID)
     acc_labels = {"title": t("gen.noise.acc"), "train": t("gen.part.train"), "val": t("gen.part.val"),
                   "epoch": t("gen.epoch"), "best": t("gen.best_epoch")}
@@ -366,7 +355,8 @@ def label_noise_section(state: PageState) -> None:
                     val=f"{last['val_acc']:.1%}", gap=f"{(last['train_acc'] - last['val_acc']) * 100:+.1f}")
         return {"epoch": trainer.epoch, "caption": caption, "panels": [boundary, acc]}
 
-    live_run("noise", v["speed"], draw)
+    live_section("noise", config, (v["dataset"], v["flip"], v["seed"]), lambda: (X_tr, y_tr, X_va, y_va), v["speed"],
+                 draw)
     st.caption(t("gen.noise.note", flipped=int(flipped.sum()), n=len(y_tr)))
 
 

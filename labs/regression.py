@@ -10,16 +10,13 @@ from sim.plots import regression as plots
 from sim.regression_data import RegressionData, make_dataset, parse_regression_csv, truth
 from sim.text import html
 from sim.upload import MAX_BYTES, UploadError
-from ui.components import collect_frames, continue_live, next_seq, restart, run_controls
+from ui import live_run
+from ui.player import FRAMES_PER_S, Player
 from ui.i18n import t, t_md
 from ui.live_plots import show_frames
 from ui.schemas.regression import PAGE, SCHEMA
 from ui.urlstate import PageState
 
-BUDGET_S = 0.06  # training time per fragment rerun: a few frames, then they go to the browser
-# frames per rerun: ~12 reruns/s × 3 stays under the player's 40 frames/s, so (almost) every frame
-# is shown, the early zig-zag of a large learning rate included
-MAX_FRAMES = 3
 CURVE_POINTS = 200  # points along a fitted 1-D curve
 SHOWN_ROWS = 10  # rows of the step-by-step table
 NOTES_EXAMPLE = (np.array([[1.0], [2.0]]), np.array([2.0, 3.0]), 0.1)  # the notes' samples and learning rate
@@ -35,18 +32,7 @@ def widget(state: PageState, name: str, **kw):
     return state.widget(name, help=t(f"reg.{name}_help") if name in WITH_HELP else None, **kw)
 
 
-# ---------- run control (button callbacks) ----------
-def set_playing(on: bool) -> None:
-    ss["reg.playing"] = on
-    st.rerun()  # from a callback this is a full rerun, so every part of the page follows
-
-
-def step_once() -> None:
-    ss["reg.playing"] = False
-    ss["reg.run"].step(1)
-    st.rerun()  # the metrics and views outside the live panel follow too
-
-
+# ---------- callbacks ----------
 def regenerate() -> None:
     ss["reg.seed"] = random.randrange(1_000_000)
 
@@ -171,17 +157,23 @@ def closed_form_view(data: RegressionData, config: reg.ModelConfig) -> reg.Fit:
 
 
 # ---------- gradient descent ----------
-def current_run(state: PageState, data: RegressionData, data_key: tuple, config: reg.ModelConfig) -> reg.GDRun:
-    """The session's run; a new one from w = b = 0 whenever the data, the model or the training changed."""
+def current_player(state: PageState, data: RegressionData, data_key: tuple, config: reg.ModelConfig) -> Player:
+    """The session's run (player.model is its GDRun); a new one from w = b = 0 whenever the data, the model or the
+    training changed."""
     v = state.values
     gd = reg.GDConfig(model=config, lr=v["lr"], batch_size=None if v["batch_size"] == "full" else v["batch_size"],
                       seed=v["seed"])
-    want = (data_key, gd)
-    if ss.get("reg.key") != want or "reg.run" not in ss:
-        ss["reg.run"] = reg.GDRun(data.x, data.y, gd)
-        ss["reg.key"] = want
-        ss["reg.playing"] = False
-    return ss["reg.run"]
+
+    def build() -> Player:
+        run = reg.GDRun(data.x, data.y, gd)
+        background = path_background(run, data, config)
+        # one tick per frame: at speed 1 every epoch is drawn, the early zig-zag of a large learning rate included
+        return Player(run.step, lambda: frame(run, data, background), lambda: run.diverged, model=run,
+                      ticks_per_s=FRAMES_PER_S)
+
+    player = live_run.current_player("reg", (data_key, gd), build)
+    player.speed = v["speed"]
+    return player
 
 
 def lr_advice(run: reg.GDRun) -> None:
@@ -239,24 +231,18 @@ def path_background(run: reg.GDRun, data: RegressionData, config: reg.ModelConfi
     return contours, (float(w[0]), b)
 
 
-def live_panel(state: PageState, run: reg.GDRun, data: RegressionData, config: reg.ModelConfig) -> None:
-    background = path_background(run, data, config)
+def live_panel(player: Player) -> None:
+    run = player.model
 
-    @st.fragment(run_every=0.5 if ss.get("reg.playing") else None)
-    def panel():
-        playing = ss.get("reg.playing", False) and not run.diverged
-        run_controls("reg", playing=playing, stopped=run.diverged, set_playing=set_playing, step=step_once,
-                     reset=lambda: restart("reg"))
-        frames = collect_frames(playing, lambda: run.step(state.values["speed"]), lambda: frame(run, data, background),
-                                lambda: run.diverged, BUDGET_S, MAX_FRAMES)
+    def messages() -> None:
         if run.diverged:
             st.error(t("reg.diverged", epoch=run.epoch, loss=num(run.history[-1]), start=num(run.start_loss),
                        lr=num(run.config.lr)), icon=":material/error:")
-        status = "diverged" if run.diverged else ("playing" if playing else "paused")
-        show_frames(frames, key="reg.live", seq=next_seq("reg.seq"), status=status)
-        continue_live(playing, run.diverged, "reg.playing")
 
-    panel()
+    def show(frames: list[dict], seq: int, status: str) -> None:
+        show_frames(frames, key="reg.live", seq=seq, status="diverged" if status == "stopped" else status)
+
+    live_run.live_view("reg", "reg", player, show, lambda: run.diverged, messages=messages)
 
 
 def gd_view(state: PageState, data: RegressionData, data_key: tuple, config: reg.ModelConfig) -> reg.GDRun:
@@ -265,12 +251,13 @@ def gd_view(state: PageState, data: RegressionData, data_key: tuple, config: reg
     state.widget("batch_size", container=cols[1],
                  format_func=lambda b: t("reg.batch_size.full") if b == "full" else str(b))
     state.widget("speed", container=cols[2])
-    run = current_run(state, data, data_key, config)
-    lr_advice(run)
-    live_panel(state, run, data, config)
-    if not ss.get("reg.playing"):
-        metrics_row(data, run.as_fit())
-    return run
+    player = current_player(state, data, data_key, config)
+    lr_advice(player.model)
+    live_panel(player)
+    if not player.playing:
+        with player.lock:
+            metrics_row(data, player.model.as_fit())
+    return player.model
 
 
 # ---------- panels below ----------
@@ -290,7 +277,7 @@ def surface_panel(data: RegressionData, config: reg.ModelConfig) -> None:
     features = reg.feature_map(data.x, 1, config.standardize)
     X = features(data.x)
     w, b = reg.robust_fit(X, data.y, config.loss, config.delta)
-    run = ss.get("reg.run")
+    run = ss["reg.player"].model if "reg.player" in ss else None
     path = None
     if run is not None and run.config.model == config and len(run.y) == len(data.y) and np.array_equal(run.y, data.y):
         path = np.array(run.path)

@@ -18,7 +18,7 @@ from torch.optim.adam import adam
 
 from sim.history import bound
 from sim.models import ACTIVATIONS, MLP
-from sim.training import DIVERGED
+from sim.fastnet import DIVERGED
 
 TASKS = ("regression", "binary")
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8  # Adam's defaults

@@ -93,22 +93,22 @@ def test_step_trains_and_reset_starts_over():
     at = att_page(section="train", speed="2")
     click(at, "att.step", "train")
     click(at, "att.step", "train")
-    (trainer,) = at.session_state["att.train"]
+    (trainer,) = at.session_state["att.train.player"].model
     assert trainer.steps == 4 and trainer.config.causal
     click(at, "att.reset", "train")
-    assert at.session_state["att.train"][0].steps == 0
+    assert at.session_state["att.train.player"].model[0].steps == 0
 
 
 def test_the_mask_toggle_builds_an_open_model():
     at = att_page(section="train", causal="0", task="reverse", layers="2", t_heads="4")
-    (trainer,) = at.session_state["att.train"]
+    (trainer,) = at.session_state["att.train.player"].model
     assert not trainer.config.causal and trainer.config.n_layer == 2 and trainer.config.n_head == 4
 
 
 def test_compare_trains_a_causal_and_an_open_model_on_scored_prompts():
     at = att_page(section="compare", task="sort", speed="10")
     click(at, "att.step", "compare")
-    causal, open_ = at.session_state["att.compare"]
+    causal, open_ = at.session_state["att.compare.player"].model
     assert causal.config.causal and not open_.config.causal
     assert causal.steps == open_.steps == 10 and causal.task.score_prompt
     assert EN["att.compare_explain"][:30] in texts(at)
@@ -119,22 +119,22 @@ def test_bad_probe_and_short_training_text_keep_what_the_user_had():
     at.text_input(key="att.probe.copy.5").set_value("xyz").run()
     assert EN["att.bad_probe"].format(n=5, letters="abcdefgh") in texts(at)
     at.selectbox(key="att.task").set_value("text").run()
-    trainer = at.session_state["att.train"][0]
+    trainer = at.session_state["att.train.player"].model[0]
     assert trainer.task.name == "text"
     at.text_area(key="att.train_text").set_value("short").run()
     assert not at.exception
     assert EN["att.invalid.text_short"].format(n=18) in texts(at)
-    assert at.session_state["att.train"][0] is trainer  # nothing the user had is lost
+    assert at.session_state["att.train.player"].model[0] is trainer  # nothing the user had is lost
 
 
 def test_a_diverged_run_says_so_and_reset_recovers():
     at = att_page(section="train")
-    at.session_state["att.train"][0].diverged = True
+    at.session_state["att.train.player"].model[0].diverged = True
     at.run()
     assert EN["att.diverged"].format(lr=0.003) in texts(at)
     assert all(b.disabled for b in at.button if b.key in ("att.train.play", "att.train.step"))
     click(at, "att.reset", "train")
-    assert not at.session_state["att.train"][0].diverged and not at.error
+    assert not at.session_state["att.train.player"].model[0].diverged and not at.error
 
 
 STRINGS = ["", " ", "猫", "a b c", "🙂🙂", "x" * 400, "狗追猫 the cat", "abcde", "hhhhh", "\n\t"]
@@ -154,6 +154,6 @@ def test_fuzz_every_widget():
             fuzz_widget(w, rng, CHOICES | {"att.head": ("all", "1")}, STRINGS).run()
             assert not at.exception, (section, i, w.key, w.value, at.exception)
             for kind in ("train", "compare"):
-                if f"att.{kind}" in at.session_state and rng.random() < 0.3:
-                    for trainer in at.session_state[f"att.{kind}"]:
+                if f"att.{kind}.player" in at.session_state and rng.random() < 0.3:
+                    for trainer in at.session_state[f"att.{kind}.player"].model:
                         trainer.step(3)

@@ -62,29 +62,29 @@ def test_step_trains_one_epoch_and_reset_starts_over():
     step.click().run()
     step = next(b for b in at.button if b.label == catalogue("en")["cls.step"])
     step.click().run()
-    assert at.session_state["cls.trainer"].epoch == 2
+    assert at.session_state["cls.player"].model.epoch == 2
     next(b for b in at.button if b.label == catalogue("en")["cls.reset"]).click().run()
-    assert at.session_state["cls.trainer"].epoch == 0 and not at.exception
+    assert at.session_state["cls.player"].model.epoch == 0 and not at.exception
 
 
 def test_learning_rate_ten_diverges_with_a_message_and_reset_recovers():
     at = cls_page(lr="10")
     for _ in range(3):
         next(b for b in at.button if b.label == catalogue("en")["cls.step"]).click().run()
-    at.session_state["cls.trainer"].step(epochs=20)  # what Play would do, without the browser's timer
+    at.session_state["cls.player"].model.step(epochs=20)  # what Play would do, without the browser's timer
     at.run()
-    trainer = at.session_state["cls.trainer"]
+    trainer = at.session_state["cls.player"].model
     assert trainer.diverged and trainer.divergence == "overshoot"
     assert catalogue("en")["cls.diverged.overshoot"].split(":")[0] in texts(at)
     assert all(b.disabled for b in at.button if b.label in (catalogue("en")["cls.play"], catalogue("en")["cls.step"]))
     next(b for b in at.button if b.label == catalogue("en")["cls.reset"]).click().run()
-    assert not at.session_state["cls.trainer"].diverged and at.session_state["cls.trainer"].epoch == 0
+    assert not at.session_state["cls.player"].model.diverged and at.session_state["cls.player"].model.epoch == 0
     assert not at.exception and not at.error
 
 
 def test_blowup_diverges_with_its_own_message():
     at = cls_page(problem="regression", dataset="plane", lr="3", hidden="8,8", activation="linear")
-    trainer = at.session_state["cls.trainer"]
+    trainer = at.session_state["cls.player"].model
     trainer.step(epochs=50)
     at.run()
     assert trainer.diverged and trainer.divergence == "blowup"
@@ -93,9 +93,9 @@ def test_blowup_diverges_with_its_own_message():
 
 def test_empty_feature_selection_keeps_the_model():
     at = cls_page()
-    before = at.session_state["cls.trainer"]
+    before = at.session_state["cls.player"].model
     at.pills(key="cls.features").set_value([]).run()
-    assert not at.exception and at.session_state["cls.trainer"] is before
+    assert not at.exception and at.session_state["cls.player"].model is before
     assert catalogue("en")["cls.no_features"] in texts(at)
 
 
@@ -110,11 +110,11 @@ GOOD_CSV = "a,b,label\n" + "\n".join(f"{i},{(i * 7) % 11},{i % 2}" for i in rang
 def test_bad_upload_gets_a_message_and_keeps_the_data(content, code):
     at = cls_page()
     at.file_uploader(key="cls.file").upload("data.csv", GOOD_CSV.encode(), "text/csv").run()
-    trainer = at.session_state["cls.trainer"]
+    trainer = at.session_state["cls.player"].model
     assert len(trainer.y_train) + len(trainer.y_test) == 40
     at.file_uploader(key="cls.file").upload("bad.csv", content, "text/csv").run()
     assert not at.exception
-    assert at.session_state["cls.trainer"] is trainer  # nothing the user had is lost
+    assert at.session_state["cls.player"].model is trainer  # nothing the user had is lost
     expected = catalogue("en")[f"upload.{code}"].split("{")[0]
     assert any(expected in e.value for e in at.error), (code, [e.value for e in at.error])
 
@@ -125,7 +125,7 @@ def test_every_dataset_and_problem_type_renders():
         at.selectbox(key="cls.dataset").set_value(name).run()
         assert not at.exception, name
     at.selectbox(key="cls.problem").set_value("regression").run()
-    assert not at.exception and at.session_state["cls.trainer"].config.problem == "regression"
+    assert not at.exception and at.session_state["cls.player"].model.config.problem == "regression"
 
 
 def test_fuzz_every_widget():
@@ -140,7 +140,7 @@ def test_fuzz_every_widget():
         fuzz_widget(w, rng, choices).run()
         assert not at.exception, (i, w.key, w.value, at.exception)
         if rng.random() < 0.3:
-            at.session_state["cls.trainer"].step(epochs=3)
+            at.session_state["cls.player"].model.step(epochs=3)
     for features in (["x1sq", "sinx2"], ["x1", "x2", "x1sq", "x2sq", "x1x2", "sinx1", "sinx2"]):
         at.pills(key="cls.features").set_value(features).run()
         assert not at.exception

@@ -76,6 +76,18 @@ class Visit:
         server_log.new()
         open_page(page, url)
         self.settle()
+        self.wait_rendered()
+
+    def wait_rendered(self, timeout: float = 60.0) -> None:
+        """Until the number of things to press has stayed the same for a second (a busy machine draws late)."""
+        deadline, last, since = time.time() + timeout, -1, time.time()
+        while time.time() < deadline:
+            n = len(self.page.evaluate(FIND))
+            if n != last:
+                last, since = n, time.time()
+            elif time.time() - since >= 1.0 and n > 1:
+                return
+            time.sleep(0.25)
 
     def settle(self, at_least: float = 0.3, at_most: float = 4.0) -> None:
         time.sleep(at_least)
@@ -106,6 +118,7 @@ class Visit:
     def press(self, loc, name: str, settle: bool = True) -> bool:
         """Click; False when the element was redrawn away before the click landed (then nothing happened)."""
         try:
+            popover = loc.evaluate("e => e.dataset.testid === 'stPopoverButton'")
             loc.scroll_into_view_if_needed(timeout=5000)
             loc.click(timeout=5000)
         except PlaywrightError:
@@ -113,6 +126,8 @@ class Visit:
         self.clicks.append(name)
         if settle:
             self.settle()
+        if popover:
+            self.page.keyboard.press("Escape")  # close it again: an open popover covers what is below it
         return True
 
     def button(self, labels: set[str]):

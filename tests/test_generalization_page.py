@@ -52,7 +52,7 @@ def test_url_values_set_widgets_and_bad_values_get_a_notice():
     assert at.select_slider(key="gen.width").value == 32 and at.select_slider(key="gen.lr").value == 0.01
     assert at.slider(key="gen.train").value == 0.6  # 0.95 is outside the notes' 60-80 %: default
     assert len(at.warning) == 3  # train, k and flip, each with a notice
-    trainer = at.session_state["gen.cap.trainer"]
+    trainer = at.session_state["gen.cap.player"].model
     assert trainer.config.hidden == (32, 32) and trainer.config.lr == 0.01 and trainer.config.patience == 0
     link = at.code[0].value
     assert "section=capacity" in link and "n=100" in link and "degree=7" in link and "lang=en" in link
@@ -100,7 +100,7 @@ def test_cross_validation_steps_fold_by_fold_and_shows_the_mean():
 def test_live_run_steps_restores_the_best_checkpoint_and_resets():
     at = gen_page(section="capacity", patience="0", speed="10")
     button(at, "gen.cap.step").click().run()
-    trainer = at.session_state["gen.cap.trainer"]
+    trainer = at.session_state["gen.cap.player"].model
     assert trainer.epoch == 10
     trainer.step(400)  # what Play would do, without the browser's timer
     at.run()
@@ -109,12 +109,12 @@ def test_live_run_steps_restores_the_best_checkpoint_and_resets():
     assert EN["gen.run.stopped"].format(epoch=trainer.epoch, best=trainer.best_epoch) in texts(at)
     assert button(at, "gen.cap.play").disabled and button(at, "gen.cap.step").disabled
     button(at, "gen.cap.reset").click().run()
-    assert at.session_state["gen.cap.trainer"].epoch == 0 and not at.exception
+    assert at.session_state["gen.cap.player"].model.epoch == 0 and not at.exception
 
 
 def test_early_stopping_ends_the_run_with_a_message():
     at = gen_page(section="capacity", patience="50")
-    trainer = at.session_state["gen.cap.trainer"]
+    trainer = at.session_state["gen.cap.player"].model
     trainer.step(2000)
     at.run()
     assert trainer.stopped and trainer.epoch == trainer.best_epoch + 50
@@ -123,14 +123,14 @@ def test_early_stopping_ends_the_run_with_a_message():
 
 def test_changing_a_setting_starts_a_new_run_and_keeps_the_other_sections():
     at = gen_page(section="regularization")
-    first = at.session_state["gen.reg.trainer"]
+    first = at.session_state["gen.reg.player"].model
     first.step(20)
     at.select_slider(key="gen.l2").set_value(0.01).run()
-    second = at.session_state["gen.reg.trainer"]
+    second = at.session_state["gen.reg.player"].model
     assert second is not first and second.config.l2 == 0.01 and second.epoch == 0
     at.segmented_control(key="gen.section").set_value("label_noise").run()
     at.segmented_control(key="gen.section").set_value("regularization").run()
-    assert at.session_state["gen.reg.trainer"] is second and not at.exception
+    assert at.session_state["gen.reg.player"].model is second and not at.exception
 
 
 def test_leakage_section_reports_both_protocols_for_each_scenario():
@@ -156,4 +156,4 @@ def test_fuzz_every_widget(section):
         assert at.segmented_control(key="gen.section").value == section
         for name in ("cap", "reg", "noise"):  # what Play does between reruns
             if f"gen.{name}.trainer" in at.session_state and rng.random() < 0.4:
-                at.session_state[f"gen.{name}.trainer"].step(rng.choice([1, 30, 300]))
+                at.session_state[f"gen.{name}.player"].model.step(rng.choice([1, 30, 300]))

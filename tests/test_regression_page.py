@@ -109,11 +109,11 @@ def test_learning_rate_hundred_diverges_with_a_message_and_reset_recovers():
     for _ in range(3):  # two steps of η = 100 already multiply the loss by ten billion
         if not button(at, "reg.step").disabled:
             button(at, "reg.step").click().run()
-    run = at.session_state["reg.run"]
+    run = at.session_state["reg.player"].model
     assert run.diverged and lead("reg.diverged") in texts(at)
     assert all(b.disabled for b in at.button if b.label in (EN["reg.play"], EN["reg.step"]))
     button(at, "reg.reset").click().run()
-    assert not at.session_state["reg.run"].diverged and at.session_state["reg.run"].epoch == 0
+    assert not at.session_state["reg.player"].model.diverged and at.session_state["reg.player"].model.epoch == 0
     assert not at.exception
 
 
@@ -122,7 +122,7 @@ def test_zigzag_learning_rate_is_explained_and_gd_draws_the_path():
     assert lead("reg.lr.zigzag") in texts(at)
     button(at, "reg.step").click().run()
     button(at, "reg.step").click().run()
-    assert at.session_state["reg.run"].epoch == 2
+    assert at.session_state["reg.player"].model.epoch == 2
     assert lead("reg.surface_no_path") not in texts(at) and not at.exception
 
 

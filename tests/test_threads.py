@@ -36,6 +36,8 @@ BUILDERS = {"lm": lm, "classifier": classifier, "fit": fit}
 
 
 def parameters(trainer) -> list[tuple[str, torch.Tensor]]:
+    if isinstance(trainer, Trainer):  # the compiled engine's flat parameter vector
+        return [("params", torch.from_numpy(trainer.net.params.copy()))]
     return [(name, p.detach().clone()) for name, p in trainer.model.named_parameters()]
 
 

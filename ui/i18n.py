@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import streamlit as st
@@ -42,8 +45,22 @@ def init_lang() -> None:
         st.session_state["lang"] = pick_lang(st.query_params.get("lang"), st.context.locale)
 
 
+_thread = threading.local()  # a language set for this thread (a live run's own thread drawing its frames)
+
+
 def lang() -> str:
-    return st.session_state.get("lang", "en")
+    return getattr(_thread, "lang", None) or st.session_state.get("lang", "en")
+
+
+@contextmanager
+def language(code: str | None) -> Iterator[None]:
+    """t() in language `code` on this thread for the block: a thread that is not a script run has no session."""
+    before = getattr(_thread, "lang", None)
+    _thread.lang = code
+    try:
+        yield
+    finally:
+        _thread.lang = before
 
 
 def t_md(key: str, **params) -> str:

@@ -5,6 +5,7 @@ import numpy as np
 
 from sim.plots import live as enc
 from ui.components import live_component
+from ui.player import Player
 
 GRID_RES = 50  # boundary resolution sent per frame (the browser smooths it to 360 px)
 THUMB_RES = 20  # resolution of the neuron thumbnails
@@ -39,13 +40,18 @@ def _network(trainer, activation: str, input_labels: list[str], titles: list[str
             "thumbs_res": THUMB_RES, "weights": weights, "wmax": wmax}
 
 
-def show(trainer, frames: list[dict], *, seq: int, status: str, threshold: float, discretize: bool,
-         show_test: bool, labels: dict, input_labels: list[str], titles: list[str]) -> None:
-    """Send the frames and the current network to the browser (same key: updated in place)."""
+def player_for(trainer) -> Player:
+    """The live-run controller of a classification run: ticks of `speed` epochs, frames of its boundary."""
+    return Player(lambda n: trainer.step(epochs=n), lambda: frame(trainer), lambda: trainer.diverged, model=trainer)
+
+
+def payload(trainer, frames: list[dict], *, seq: int, status: str, threshold: float, discretize: bool,
+            show_test: bool, labels: dict, input_labels: list[str], titles: list[str]) -> dict:
+    """What the component receives: the frames, the data points, the loss curve and the current network."""
     problem = trainer.config.problem
     train_xy, train_y = enc.encode_points(trainer.X_train, trainer.y_train, problem)
     test_xy, test_y = enc.encode_points(trainer.X_test, trainer.y_test, problem)
-    data = {
+    return {
         "seq": seq, "status": status, "problem": problem, "res": GRID_RES,
         "channels": enc.grid_channels(trainer.n_classes, problem),
         "threshold": threshold, "discretize": discretize, "show_test": show_test,
@@ -53,4 +59,8 @@ def show(trainer, frames: list[dict], *, seq: int, status: str, threshold: float
         "points": {"train_xy": train_xy, "train_y": train_y, "test_xy": test_xy, "test_y": test_y},
         "net": _network(trainer, trainer.config.activation, input_labels, titles),
     }
-    _component(data=data, key="live_view", height="content")
+
+
+def show(trainer, frames: list[dict], **kw) -> None:
+    """Send the frames and the current network to the browser (same key: updated in place); kw: see payload."""
+    _component(data=payload(trainer, frames, **kw), key="live_view", height="content")
