@@ -46,14 +46,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--speed", type=int, default=1, help="epochs per tick (the lab's speed setting)")
+    parser.add_argument("--speed", type=int, default=1, help="the lab's speed setting (×150 epochs a second)")
     args = parser.parse_args()
     configure_threads()
     before = rss_mb()
     players = []
     for i in range(args.sessions):
         player = live.player_for(Trainer(ClassifierConfig(seed=i)))
-        player.speed = args.speed
+        player.speed = live.EPOCHS_PER_FRAME * args.speed  # as the page sets it
         players.append(player)
         live.payload(player.model, [player.latest()[1]], seq=0, status="paused", threshold=0.5, discretize=False,
                      show_test=False, labels={}, input_labels=["x1", "x2"], titles=["", "", "", ""])  # warm-up

@@ -57,7 +57,7 @@ def current_player(v: dict) -> Player | None:
     except ValueError as e:
         st.error(t("cls.bad_config", detail=str(e)))
         return ss.get("cls.player")
-    player.speed = v["speed"]
+    player.speed = live.EPOCHS_PER_FRAME * v["speed"]
     return player
 
 

@@ -173,6 +173,7 @@ def current_player(state: PageState, data: RegressionData, data_key: tuple, conf
 
     player = live_run.current_player("reg", (data_key, gd), build)
     player.speed = v["speed"]
+    player.step_size = 1  # Step: one epoch
     return player
 
 

@@ -25,6 +25,7 @@ def best_seconds(fn: Callable[[], object], repeats: int, clock: Callable[[], flo
 
 def engine(args: argparse.Namespace) -> None:
     """Training epochs per second of the classification lab's engine, and the boundary grid's cost."""
+    from sim.data import FEATURES
     from sim.training import ClassifierConfig, Trainer
 
     configs = {
@@ -33,6 +34,10 @@ def engine(args: argparse.Namespace) -> None:
         "relu_6x8": ClassifierConfig(hidden=(8,) * 6, activation="relu"),
         "spiral3_softmax": ClassifierConfig(dataset="spiral3"),
         "regression_plane": ClassifierConfig(problem="regression", dataset="plane"),
+        # the heaviest the lab allows: every feature, 6 × 8, 2,000 points, one point per update
+        "heaviest": ClassifierConfig(hidden=(8,) * 6, activation="relu", features=FEATURES, n=2000, train_ratio=0.9,
+                                     batch_size=1, optimizer="adam", regularization="l2", reg_rate=0.001,
+                                     dropout=0.1),
     }
     for name, config in configs.items():
         trainer = Trainer(config)

@@ -47,12 +47,9 @@ def minmax_indices(x: Sequence[float], columns, max_points: int) -> np.ndarray:
     return np.unique(np.concatenate(keep))
 
 
-def _value(v) -> float:
-    return np.nan if v is None else float(v)
-
-
-def _columns(records: Sequence[dict], keys: Sequence[str]) -> list[list[float]]:
-    return [[_value(r.get(k)) for k in keys] for r in records]
+def _columns(records: Sequence[dict], keys: Sequence[str]) -> np.ndarray:
+    """(n, len(keys)) floats of the records' values; NaN where a value is None or missing."""
+    return np.column_stack([np.array([r.get(k) for r in records], dtype=float) for k in keys])
 
 
 def decimate(records: Sequence[dict], x: str, keys: Sequence[str], max_points: int = PLOT_POINTS) -> list[dict]:

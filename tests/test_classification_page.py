@@ -1,5 +1,6 @@
 """AppTest: every page runs in both languages, every widget can be changed, bad input is handled."""
 import random
+import time
 
 import pytest
 from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
@@ -147,3 +148,35 @@ def test_fuzz_every_widget():
     for panel in ("why_ce", "download", "eval"):
         at.segmented_control(key="cls.panel").set_value(panel).run()
         assert not at.exception
+
+
+def test_a_training_thread_that_fails_gets_a_message_and_play_works_again():
+    at = cls_page()
+    player = at.session_state["cls.player"]
+    trainer = player.model
+    calls = {"n": 0}
+    real_step = trainer.step
+
+    def failing_step(epochs: int = 1) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise MemoryError("the worker died")
+        real_step(epochs)
+
+    trainer.step = failing_step
+    next(b for b in at.button if b.label == catalogue("en")["cls.play"]).click().run()
+    deadline = time.monotonic() + 10
+    while player.playing and time.monotonic() < deadline:
+        time.sleep(0.05)
+    at.run()
+    assert not at.exception and not player.playing and isinstance(player.error, MemoryError)
+    assert catalogue("en")["live.failed"] in [e.value for e in at.error]
+    epoch = trainer.epoch
+    play = next(b for b in at.button if b.label == catalogue("en")["cls.play"])
+    assert not play.disabled  # nothing the user had is lost: the same model goes on
+    play.click().run()
+    deadline = time.monotonic() + 10
+    while trainer.epoch <= epoch and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert trainer.epoch > epoch and at.session_state["cls.player"] is player
+    player.close()

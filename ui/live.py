@@ -1,14 +1,20 @@
 """The live training view: a canvas component fed raw model outputs, a few frames per rerun."""
 from __future__ import annotations
 
+import time
+from weakref import WeakKeyDictionary
+
 import numpy as np
 
 from sim.plots import live as enc
 from ui.components import live_component
-from ui.player import Player
+from ui.player import FRAMES_PER_S, Player
 
 GRID_RES = 50  # boundary resolution sent per frame (the browser smooths it to 360 px)
 THUMB_RES = 20  # resolution of the neuron thumbnails
+EPOCHS_PER_FRAME = 5  # at speed 1: 5 epochs a frame × 30 frames a second = 150 epochs a second
+CURVE_EVERY_S = 0.5
+_CURVES: WeakKeyDictionary = WeakKeyDictionary()  # trainer -> (when, its live loss curve, its epoch then)
 BOUNDED = {"tanh": (-1.0, 1.0), "sigmoid": (0.0, 1.0)}
 
 _component = live_component("mlsim_live_view", "live_view.js", "live_view.css")
@@ -40,9 +46,26 @@ def _network(trainer, activation: str, input_labels: list[str], titles: list[str
             "thumbs_res": THUMB_RES, "weights": weights, "wmax": wmax}
 
 
+def _curve(trainer) -> dict:
+    """The loss curve of the live view, recomputed at most every CURVE_EVERY_S per run (the frames carry the
+    newest losses; decimating a long history ~20 times a second for each of a class's sessions would not)."""
+    now = time.monotonic()
+    kept = _CURVES.get(trainer)
+    if kept is None or now - kept[0] >= CURVE_EVERY_S or kept[2] > trainer.epoch:
+        kept = _CURVES[trainer] = (now, enc.curve(trainer.history), trainer.epoch)
+    return kept[1]
+
+
 def player_for(trainer) -> Player:
-    """The live-run controller of a classification run: ticks of `speed` epochs, frames of its boundary."""
-    return Player(lambda n: trainer.step(epochs=n), lambda: frame(trainer), lambda: trainer.diverged, model=trainer)
+    """The live-run controller of a classification run: a frame of its boundary per tick of `speed` epochs.
+
+    One tick per frame, so each thread wakes FRAMES_PER_S times a second whatever the speed: a class of
+    threads sharing the GIL loses little to waking up. The page sets speed to EPOCHS_PER_FRAME × its slider.
+    """
+    player = Player(lambda n: trainer.step(epochs=n), lambda: frame(trainer), lambda: trainer.diverged,
+                    model=trainer, ticks_per_s=FRAMES_PER_S)
+    player.step_size = 1  # Step trains one epoch, as TensorFlow Playground's does
+    return player
 
 
 def payload(trainer, frames: list[dict], *, seq: int, status: str, threshold: float, discretize: bool,
@@ -55,7 +78,7 @@ def payload(trainer, frames: list[dict], *, seq: int, status: str, threshold: fl
         "seq": seq, "status": status, "problem": problem, "res": GRID_RES,
         "channels": enc.grid_channels(trainer.n_classes, problem),
         "threshold": threshold, "discretize": discretize, "show_test": show_test,
-        "frames": frames, "labels": labels, "curve": enc.curve(trainer.history),
+        "frames": frames, "labels": labels, "curve": _curve(trainer),
         "points": {"train_xy": train_xy, "train_y": train_y, "test_xy": test_xy, "test_y": test_y},
         "net": _network(trainer, trainer.config.activation, input_labels, titles),
     }

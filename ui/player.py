@@ -37,6 +37,7 @@ class Player:
         self.model = model  # what it plays (a trainer, or a list of them): the page reads it with `lock` held
         self.lang: str | None = None  # the language frames are drawn in (the page sets it; a frame may hold words)
         self.speed = 1  # epochs (or steps) per tick; the page sets it from its speed slider
+        self.step_size: int | None = None  # what the Step button trains (None: one tick, `speed`)
         self.tick_s, self.frame_s, self.idle_s = 1 / ticks_per_s, 1 / frames_per_s, idle_s
         self.lock = threading.RLock()  # held while the model is stepped or read
         self._new = threading.Condition()  # signals a new frame, and guards what follows
@@ -77,10 +78,10 @@ class Player:
             thread.join(timeout)
 
     def step_once(self) -> None:
-        """Pause, then one tick and a frame of it."""
+        """Pause, then train step_size (or one tick) and take a frame of it."""
         self.pause()
         with self.lock:
-            self._step(self.speed)
+            self._step(self.step_size or self.speed)
             self._publish(self._frame())
 
     def stopped(self) -> bool:

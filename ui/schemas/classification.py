@@ -24,7 +24,7 @@ SCHEMA = [
     Param("optimizer", "choice", "sgd", choices=("sgd", "momentum", "adam", "adamw")),
     Param("dropout", "float", 0.0, lo=0.0, hi=0.8, step=0.05),
     Param("seed", "int", 0, lo=0, hi=999_999, step=1),
-    Param("speed", "choice", 1, choices=(1, 2, 5, 10)),  # epochs per animation frame
+    Param("speed", "choice", 1, choices=(1, 2, 5, 10)),  # × ui.live.EPOCHS_PER_FRAME epochs per animation frame
     Param("threshold", "float", 0.5, lo=0.0, hi=1.0, step=0.01),
     Param("discretize", "bool", False),
     Param("show_test", "bool", False),
