@@ -101,6 +101,8 @@ def main() -> None:
             s1, dt = page.evaluate(STATS), time.perf_counter() - t0
             out["live_frames_per_s"] = round((s1["frames"] - s0["frames"]) / dt, 1)
             out["updates_per_s"] = round((s1["updates"] - s0["updates"]) / dt, 1)
+            out["frames_received_per_s"] = round((s1.get("received", 0) - s0.get("received", 0)) / dt, 1)
+            out["frames_dropped_per_s"] = round((s1.get("dropped", 0) - s0.get("dropped", 0)) / dt, 1)
             out["epochs_per_s_on_screen"] = round((s1["epoch"] - s0["epoch"]) / dt, 1)
             out["live_pixels_changed"] = bool(shot_a.shape == shot_b.shape and np.abs(shot_a - shot_b).mean() > 0.05)
             out["exceptions_on_page"] = page.locator('[data-testid="stException"]').count()

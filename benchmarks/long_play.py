@@ -13,6 +13,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -55,9 +56,9 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     port = _free_port()
+    log = tempfile.NamedTemporaryFile("w+", prefix="long_play_server_", suffix=".log", delete=False)
     server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                               "--server.headless", "true"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+                               "--server.headless", "true"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     received = [0]  # websocket bytes the browser received
 
@@ -95,8 +96,10 @@ def main() -> None:
         server.terminate()
         server.wait(10)
     first, last = samples[0], samples[-1]
+    tracebacks = Path(log.name).read_text(errors="replace").count("Traceback")
     print(json.dumps({
-        "minutes": a.minutes, "path": a.path, "exceptions_on_page": exceptions,
+        "minutes": a.minutes, "path": a.path, "exceptions_on_page": exceptions, "server_tracebacks": tracebacks,
+        "server_log": log.name,
         "ws_kB_per_s": {"first": first["ws_kB_per_s"], "last": last["ws_kB_per_s"]},
         "epochs_per_s": {"first": first["epochs_per_s"], "last": last["epochs_per_s"]},
         "server_rss_MB": {"start": first["server_rss_MB_start"], "end": last["server_rss_MB_end"]},

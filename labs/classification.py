@@ -148,12 +148,13 @@ def live_panel(state: PageState, player: Player) -> None:
 def curves_panel(player: Player) -> None:
     @st.fragment(run_every=REFRESH_S if player.playing else None)
     def panel():
-        trainer = player.model
+        with player.lock:  # the run's thread appends to the history and compacts it
+            history = list(player.model.history)
         labels = {k: t(f"cls.plot.{k}") for k in ("epoch", "loss", "accuracy", "train", "test")}
         c1, c2 = st.columns(2)
-        c1.plotly_chart(loss_curves(trainer.history, labels), key="cls.loss_fig")
-        if trainer.config.problem == "classification":
-            c2.plotly_chart(accuracy_curves(trainer.history, labels), key="cls.acc_fig")
+        c1.plotly_chart(loss_curves(history, labels), key="cls.loss_fig")
+        if player.model.config.problem == "classification":
+            c2.plotly_chart(accuracy_curves(history, labels), key="cls.acc_fig")
 
     panel()
 

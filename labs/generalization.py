@@ -15,7 +15,7 @@ from ui import live_run
 from ui.components import in_fragment_rerun
 from ui.i18n import t
 from ui.live_plots import show_frames
-from ui.player import FRAMES_PER_S, Player
+from ui.player import Player
 from ui.schemas.generalization import PAGE, SCHEMA
 from ui.urlstate import PageState
 
@@ -118,8 +118,7 @@ def live_section(name: str, config: FitConfig, data_key: tuple, make: Callable[[
 
 
 def make_player(trainer: FitTrainer) -> Player:
-    # one tick per frame: each frame shows `speed` more epochs
-    return Player(trainer.step, lambda: {}, lambda: trainer.finished, model=trainer, ticks_per_s=FRAMES_PER_S)
+    return Player(trainer.step, lambda: {}, lambda: trainer.finished, model=trainer)  # a frame per `speed` epochs
 
 
 def curve_frame(trainer: FitTrainer, data: CurveData, extra: list[dict] | None = None, caption: str = "") -> dict:

@@ -11,7 +11,7 @@ from sim.regression_data import RegressionData, make_dataset, parse_regression_c
 from sim.text import html
 from sim.upload import MAX_BYTES, UploadError
 from ui import live_run
-from ui.player import FRAMES_PER_S, Player
+from ui.player import Player
 from ui.i18n import t, t_md
 from ui.live_plots import show_frames
 from ui.schemas.regression import PAGE, SCHEMA
@@ -167,9 +167,8 @@ def current_player(state: PageState, data: RegressionData, data_key: tuple, conf
     def build() -> Player:
         run = reg.GDRun(data.x, data.y, gd)
         background = path_background(run, data, config)
-        # one tick per frame: at speed 1 every epoch is drawn, the early zig-zag of a large learning rate included
-        return Player(run.step, lambda: frame(run, data, background), lambda: run.diverged, model=run,
-                      ticks_per_s=FRAMES_PER_S)
+        # a tick per frame: at speed 1 every epoch is drawn, the early zig-zag of a large learning rate included
+        return Player(run.step, lambda: frame(run, data, background), lambda: run.diverged, model=run)
 
     player = live_run.current_player("reg", (data_key, gd), build)
     player.speed = v["speed"]
@@ -278,10 +277,12 @@ def surface_panel(data: RegressionData, config: reg.ModelConfig) -> None:
     features = reg.feature_map(data.x, 1, config.standardize)
     X = features(data.x)
     w, b = reg.robust_fit(X, data.y, config.loss, config.delta)
-    run = ss["reg.player"].model if "reg.player" in ss else None
+    player = ss.get("reg.player")
+    run = player and player.model
     path = None
     if run is not None and run.config.model == config and len(run.y) == len(data.y) and np.array_equal(run.y, data.y):
-        path = np.array(run.path)
+        with player.lock:  # a playing run appends to its path (and compacts it) on its own thread
+            path = np.array(run.path)
     w_grid, b_grid = plots.surface_window(np.array([w[0], b]), path)
     Z = reg.loss_surface(X, data.y, w_grid, b_grid, config.loss, config.delta)
     labels = {**param_labels(config), "loss": t("reg.plot.loss"), "path": t("reg.plot.path"),

@@ -8,7 +8,7 @@ import numpy as np
 
 from sim.plots import live as enc
 from ui.components import live_component
-from ui.player import FRAMES_PER_S, Player
+from ui.player import Player
 
 GRID_RES = 50  # boundary resolution sent per frame (the browser smooths it to 360 px)
 THUMB_RES = 20  # resolution of the neuron thumbnails
@@ -59,11 +59,12 @@ def _curve(trainer) -> dict:
 def player_for(trainer) -> Player:
     """The live-run controller of a classification run: a frame of its boundary per tick of `speed` epochs.
 
-    One tick per frame, so each thread wakes FRAMES_PER_S times a second whatever the speed: a class of
-    threads sharing the GIL loses little to waking up. The page sets speed to EPOCHS_PER_FRAME × its slider.
+    A tick per frame (the player's default), so each run's thread wakes 30 times a second whatever the speed:
+    a class of threads sharing the GIL loses little to waking up. The page sets speed to EPOCHS_PER_FRAME ×
+    its slider.
     """
     player = Player(lambda n: trainer.step(epochs=n), lambda: frame(trainer), lambda: trainer.diverged,
-                    model=trainer, ticks_per_s=FRAMES_PER_S)
+                    model=trainer)
     player.step_size = 1  # Step trains one epoch, as TensorFlow Playground's does
     return player
 

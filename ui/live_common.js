@@ -7,7 +7,7 @@ const CLASS = [[245, 147, 34], [8, 119, 189], [44, 160, 44], [148, 103, 189], [2
 const FRAME_MS = 1000 / 40;  // playback pace; frames beyond a short backlog are skipped
 const SLACK_MS = 6;  // animation callbacks arrive irregularly: draw when a frame is nearly due
 // counters read by the browser benchmarks: updates received, frames drawn, last epoch
-const STATS = (window.__mlsimLive = window.__mlsimLive || { updates: 0, frames: 0, epoch: 0 });
+const STATS = (window.__mlsimLive = window.__mlsimLive || { updates: 0, frames: 0, epoch: 0, received: 0, dropped: 0 });
 
 const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 const mix = (a, b, t) => [0, 1, 2].map((i) => a[i] + (b[i] - a[i]) * t);
@@ -23,9 +23,16 @@ function play(S, data, drawFrame) {
     STATS.updates++;
     const last = data.frames[data.frames.length - 1];
     if (last && last.epoch !== undefined) STATS.epoch = last.epoch;
-    S.queue.push(...data.frames);
-    if (S.queue.length > 8) S.queue.splice(0, S.queue.length - 3);
-    if (data.status !== 'playing') S.queue.splice(0, S.queue.length - 1);
+    // frames carry their run and number (run, n): while playing, an update repeats the last few, because
+    // the browser renders only the newest of several updates that arrive together, and the frames of the
+    // ones it skipped would be lost; frames already queued are dropped here
+    const seen = (f) => f.run !== undefined && f.run === S.lastRun && f.n <= S.lastN;
+    const fresh = data.status === 'playing' ? data.frames.filter((f) => !seen(f)) : data.frames.slice(-1);
+    if (last && last.run !== undefined) { S.lastRun = last.run; S.lastN = last.n; }
+    S.queue.push(...fresh);
+    STATS.received += fresh.length;
+    if (S.queue.length > 8) STATS.dropped += S.queue.splice(0, S.queue.length - 3).length;
+    if (data.status !== 'playing') STATS.dropped += S.queue.splice(0, S.queue.length - 1).length;
   }
   const tick = (t) => {
     S.raf = requestAnimationFrame(tick);

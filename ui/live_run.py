@@ -15,7 +15,10 @@ from ui.components import in_fragment_rerun
 from ui.i18n import lang, t
 from ui.player import Player
 
-WAIT_S = 0.06  # a playing fragment waits this long for new frames, sends them, and reruns
+WAIT_S = 0.04  # a playing fragment waits this long for new frames, sends them, and reruns
+# frames sent again with each update: when updates arrive faster than the browser renders, it draws only
+# the newest one, and the repeated frames carry the skipped ones' (the browser drops what it already has)
+RESEND = 3
 POLL_S = 0.5  # a safety net: a playing fragment whose own rerun was lost is started again by this timer
 ss = st.session_state
 
@@ -95,10 +98,11 @@ def live_view(prefix: str, key: str, player: Player, show: Callable[[list[dict],
         bar = run_controls(prefix, key, player, done, **step_label)
         if extra_buttons:
             extra_buttons(bar)
-        got = player.frames(after=ss.get(f"{key}.seen", 0), timeout=WAIT_S if playing else 0.0)
+        seen = ss.get(f"{key}.seen", 0)
+        got = player.frames(after=seen - RESEND, timeout=WAIT_S if playing else 0.0)
         if got:
             ss[f"{key}.seen"] = got[-1][0]
-        frames = [f for _, f in got] or [player.latest()[1]]
+        frames = [{**f, "run": player.serial, "n": s} for s, f in (got or [player.latest()])]
         if player.error is not None:
             st.error(t("live.failed"), icon=":material/error:")
         if messages:

@@ -14,6 +14,7 @@ once Streamlit drops the session.
 """
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections import deque
@@ -21,19 +22,20 @@ from collections.abc import Callable
 
 from ui.i18n import language
 
-TICKS_PER_S = 150  # steps a second at speed 1: the default classification run shows ≥ 120 epochs a second
-FRAMES_PER_S = 30  # snapshots a second (the browser draws at most about this many)
+FRAMES_PER_S = 30  # snapshots a second, and ticks a second by default (a tick per frame, `speed` epochs each)
 KEEP = 6  # frames kept for the page; older ones are dropped
 IDLE_S = 20.0  # a playing run whose frames nobody took for this long pauses (the tab is gone)
+_SERIALS = itertools.count(1)
 
 
 class Player:
     """Play / Pause / Step of one run; `frames()` hands the page what happened since its last look."""
 
     def __init__(self, step: Callable[[int], None], snapshot: Callable[[], dict], stopped: Callable[[], bool],
-                 model: object = None, ticks_per_s: float = TICKS_PER_S, frames_per_s: float = FRAMES_PER_S,
+                 model: object = None, ticks_per_s: float = FRAMES_PER_S, frames_per_s: float = FRAMES_PER_S,
                  idle_s: float = IDLE_S):
         self._step, self.snapshot, self._stopped = step, snapshot, stopped  # the page may replace snapshot
+        self.serial = next(_SERIALS)  # tells this run's frames from another's (a Reset makes a new player)
         self.model = model  # what it plays (a trainer, or a list of them): the page reads it with `lock` held
         self.lang: str | None = None  # the language frames are drawn in (the page sets it; a frame may hold words)
         self.speed = 1  # epochs (or steps) per tick; the page sets it from its speed slider
@@ -89,16 +91,19 @@ class Player:
             return self._stopped()
 
     def frames(self, after: int, timeout: float = 0.0) -> list[tuple[int, dict]]:
-        """(seq, frame) of the kept frames newer than `after`, waiting up to `timeout` s for one while playing.
+        """(seq, frame) of the kept frames newer than `after`; while playing, those made in the next `timeout` s too.
 
-        With no frame yet at all, one is taken now, so the page always has something to draw.
+        Collecting for the whole `timeout` (not returning at the first new frame) sends a few frames per page
+        rerun, which the browser plays back evenly. With no frame yet at all, one is taken now, so the page
+        always has something to draw.
         """
         if self._seq == 0:
             self.refresh()
+        deadline = time.monotonic() + timeout
         with self._new:
             self._watched = time.monotonic()
-            if self._playing and timeout > 0 and self._seq <= after:
-                self._new.wait(timeout)
+            while self._playing and (left := deadline - time.monotonic()) > 0:
+                self._new.wait(left)
             return [(s, f) for s, f in self._frames if s > after]
 
     def latest(self) -> tuple[int, dict]:
@@ -139,7 +144,9 @@ class Player:
                     self._step(self.speed)
                     done = self._stopped()
                     now = time.monotonic()
-                    if done or now >= next_frame:
+                    # half a tick early counts: with one tick per frame, a tick a hair before its frame is due
+                    # would otherwise skip that frame, and every other one
+                    if done or now >= next_frame - self.tick_s / 2:
                         self._publish(self._frame())
                         next_frame = max(next_frame + self.frame_s, now)
                 if done or now - self._watched > self.idle_s:  # idle: nobody has looked for a while, the tab is gone

@@ -62,10 +62,15 @@ def encode_points(X: np.ndarray, y: np.ndarray, problem: str) -> tuple[str, str]
 
 
 def curve(history: list[dict], max_points: int = 300) -> dict:
-    """Loss history min–max decimated to at most max_points (first, latest and every spike kept)."""
+    """Loss history min–max decimated to at most max_points (first, latest and every spike kept), losses to 4
+    significant digits (a sparkline a few hundred pixels tall; it halves what a frame carries)."""
     pick = decimate(history, "epoch", ("train_loss", "test_loss"), max_points)
-    return {"epochs": [h["epoch"] for h in pick], "train": [h["train_loss"] for h in pick],
-            "test": [h["test_loss"] for h in pick]}
+    return {"epochs": [h["epoch"] for h in pick], "train": [_sig4(h["train_loss"]) for h in pick],
+            "test": [_sig4(h["test_loss"]) for h in pick]}
+
+
+def _sig4(v: float | None) -> float | None:
+    return None if v is None else float(f"{v:.4g}")
 
 
 def link_weights(layers: list[tuple[np.ndarray, np.ndarray]]) -> tuple[list[list[float]], float]:
