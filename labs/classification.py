@@ -15,8 +15,8 @@ from sim.plots.losses import gradient_figure
 from sim.training import ClassifierConfig, Trainer
 from sim.upload import MAX_BYTES, UploadError, parse_points_csv
 from ui import live, live_run
-from ui.player import Player
 from ui.i18n import t, t_md
+from ui.player import Player
 from ui.schemas.classification import PAGE, SCHEMA
 from ui.urlstate import PageState
 
@@ -24,7 +24,7 @@ REFRESH_S = 3.0  # how often the Plotly curves catch up while training (a redraw
 ss = st.session_state
 
 
-# ---------- callbacks ----------
+# ---------- model ----------
 def regenerate() -> None:
     ss["cls.seed"] = random.randrange(1_000_000)
 
@@ -33,7 +33,6 @@ def clear_upload() -> None:
     ss["cls.upload"] = None
 
 
-# ---------- model ----------
 def make_config(v: dict) -> ClassifierConfig:
     loss = "squared_error" if v["problem"] == "regression" else v["loss"]
     return ClassifierConfig(
@@ -44,8 +43,7 @@ def make_config(v: dict) -> ClassifierConfig:
 
 
 def current_player(v: dict) -> Player | None:
-    """The session's run (player.model is its Trainer); a new one when the model or the data changed, the old
-    one on bad input."""
+    """The session's run (player.model: its Trainer); a new one when the settings change, the old one on bad input."""
     if not v["features"]:
         st.warning(t("cls.no_features"))
         return ss.get("cls.player")
@@ -238,10 +236,8 @@ def main() -> None:
             if player is None:  # no model could be built from these settings; the error says why
                 return
             live_panel(state, player)
-            opts = st.columns(3)
-            state.widget("discretize", container=opts[0])
-            state.widget("show_test", container=opts[1])
-            state.widget("speed", container=opts[2])
+            for name, col in zip(("discretize", "show_test", "speed"), st.columns(3)):
+                state.widget(name, container=col)
         curves_panel(player)
         # one panel at a time: hidden tabs would still re-render their charts on every live update
         panel = state.widget("panel", label_visibility="collapsed")
