@@ -13,8 +13,8 @@ from ui.player import Player
 GRID_RES = 50  # boundary resolution sent per frame (the browser smooths it to 360 px)
 THUMB_RES = 20  # resolution of the neuron thumbnails
 EPOCHS_PER_FRAME = 5  # at speed 1: 5 epochs a frame × 30 frames a second = 150 epochs a second
-CURVE_EVERY_S = 0.5
-_CURVES: WeakKeyDictionary = WeakKeyDictionary()  # trainer -> (when, its live loss curve, its epoch then)
+STATIC_EVERY_S = 0.5
+_STATIC: WeakKeyDictionary = WeakKeyDictionary()  # trainer -> when its points, curve and network were last sent
 BOUNDED = {"tanh": (-1.0, 1.0), "sigmoid": (0.0, 1.0)}
 
 _component = live_component("mlsim_live_view", "live_view.js", "live_view.css")
@@ -46,16 +46,6 @@ def _network(trainer, activation: str, input_labels: list[str], titles: list[str
             "thumbs_res": THUMB_RES, "weights": weights, "wmax": wmax}
 
 
-def _curve(trainer) -> dict:
-    """The loss curve of the live view, recomputed at most every CURVE_EVERY_S per run (the frames carry the
-    newest losses; decimating a long history ~20 times a second for each of a class's sessions would not)."""
-    now = time.monotonic()
-    kept = _CURVES.get(trainer)
-    if kept is None or now - kept[0] >= CURVE_EVERY_S or kept[2] > trainer.epoch:
-        kept = _CURVES[trainer] = (now, enc.curve(trainer.history), trainer.epoch)
-    return kept[1]
-
-
 def player_for(trainer) -> Player:
     """The live-run controller of a classification run: a frame of its boundary per tick of `speed` epochs.
 
@@ -71,18 +61,27 @@ def player_for(trainer) -> Player:
 
 def payload(trainer, frames: list[dict], *, seq: int, status: str, threshold: float, discretize: bool,
             show_test: bool, labels: dict, input_labels: list[str], titles: list[str]) -> dict:
-    """What the component receives: the frames, the data points, the loss curve and the current network."""
+    """What the component receives: the frames, the data points, the loss curve and the current network.
+
+    While playing, the points, the curve and the network go at most every STATIC_EVERY_S per run (None in
+    between; the browser keeps the last ones): they are two thirds of an update, and a class of browsers on
+    small laptops must parse every update.
+    """
     problem = trainer.config.problem
+    data = {"seq": seq, "status": status, "problem": problem, "res": GRID_RES,
+            "channels": enc.grid_channels(trainer.n_classes, problem), "threshold": threshold,
+            "discretize": discretize, "show_test": show_test, "frames": frames, "labels": labels,
+            "curve": None, "points": None, "net": None}
+    now = time.monotonic()
+    if status == "playing" and now - _STATIC.get(trainer, -1e9) < STATIC_EVERY_S:
+        return data
+    _STATIC[trainer] = now
     train_xy, train_y = enc.encode_points(trainer.X_train, trainer.y_train, problem)
     test_xy, test_y = enc.encode_points(trainer.X_test, trainer.y_test, problem)
-    return {
-        "seq": seq, "status": status, "problem": problem, "res": GRID_RES,
-        "channels": enc.grid_channels(trainer.n_classes, problem),
-        "threshold": threshold, "discretize": discretize, "show_test": show_test,
-        "frames": frames, "labels": labels, "curve": _curve(trainer),
-        "points": {"train_xy": train_xy, "train_y": train_y, "test_xy": test_xy, "test_y": test_y},
-        "net": _network(trainer, trainer.config.activation, input_labels, titles),
-    }
+    data.update(curve=enc.curve(trainer.history),
+                points={"train_xy": train_xy, "train_y": train_y, "test_xy": test_xy, "test_y": test_y},
+                net=_network(trainer, trainer.config.activation, input_labels, titles))
+    return data
 
 
 def show(trainer, frames: list[dict], **kw) -> None:

@@ -65,8 +65,10 @@ function drawPoints(ctx, d, xy64, lab64, size, stroke) {
 function drawBoundary(S, f) {
   const d = S.data, ctx = S.boundary.getContext('2d'), size = S.boundary.width;
   drawGrid(ctx, d, f.grid, d.res, 0, 0, size, 0.62);
-  drawPoints(ctx, d, d.points.train_xy, d.points.train_y, size, 'white');
-  if (d.show_test) drawPoints(ctx, d, d.points.test_xy, d.points.test_y, size, 'black');
+  if (d.points) {
+    drawPoints(ctx, d, d.points.train_xy, d.points.train_y, size, 'white');
+    if (d.show_test) drawPoints(ctx, d, d.points.test_xy, d.points.test_y, size, 'black');
+  }
   ctx.fillStyle = 'rgba(0,0,0,0.55)'; ctx.font = '11px sans-serif';
   [-6, -3, 0, 3, 6].forEach((v) => {
     const p = (v + 6) / 12 * size;
@@ -139,9 +141,13 @@ export default function (component) {
   const { data, parentElement } = component;
   const S = parentElement.__live || (parentElement.__live = setup(parentElement));
   const fresh = data.seq !== S.seq;
+  // the points, the network and the curve come only a few times a second while playing: keep the last ones
+  const sent = { net: data.net != null, curve: data.curve != null };
+  for (const k of ['points', 'net', 'curve']) if (data[k] == null && S.data) data[k] = S.data[k];
   S.data = data;
   const stop = play(S, data, drawBoundary);
-  if (fresh) { drawNet(S); drawCurve(S); }
+  if (fresh && sent.net) drawNet(S);
+  if (fresh && sent.curve) drawCurve(S);
   S.head.status.textContent = data.labels.status || '';
   S.head.status.className = 'lv-status ' + data.status;
   return stop;
