@@ -22,8 +22,8 @@ def live_component(name: str, script: str, stylesheet: str):
 def in_fragment_rerun() -> bool:
     """True when only a fragment is rerunning: st.rerun(scope="fragment") raises in a full run.
 
-    Reads Streamlit's script-run context (not a public API); the live loops need it to continue
-    with the next bounded chunk of training without rerunning the whole page.
+    Reads Streamlit's script-run context (not a public API); a playing live view (ui.live_run) and the
+    folds' animation need it to rerun only themselves with the next frames.
     """
     ctx = get_script_run_ctx()
     return bool(ctx and ctx.fragment_ids_this_run)
