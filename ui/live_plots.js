@@ -104,5 +104,5 @@ export default function (component) {
   const { data, parentElement } = component;
   const S = parentElement.__plots || (parentElement.__plots = setupPlots(parentElement));
   S.caption.className = 'lp-caption ' + data.status;
-  return play(S, data, drawPlots);
+  return play(S, data, drawPlots, component);
 }

@@ -2,7 +2,8 @@
 
 The page builds a model and a Player for it (keyed by the settings that define the run) and calls
 live_view(); the player trains on its own thread, and this fragment shows the newest frames each time
-it reruns. Buttons act on the player; Step, Reset and a run that stops on its own rerun the whole page
+it reruns: while playing, each time the browser asks for more (ui/live_common.js), so the pace of
+updates is the browser's and the pace of training the player's. Buttons act on the player; Step, Reset and a run that stops on its own rerun the whole page
 so every part of it (curves, metrics, messages) follows.
 """
 from __future__ import annotations
@@ -11,15 +12,11 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ui.components import in_fragment_rerun
 from ui.i18n import lang, t
 from ui.player import Player
 
-WAIT_S = 0.04  # a playing fragment waits this long for new frames, sends them, and reruns
-# frames sent again with each update: when updates arrive faster than the browser renders, it draws only
-# the newest one, and the repeated frames carry the skipped ones' (the browser drops what it already has)
-RESEND = 3
-POLL_S = 0.5  # a safety net: a playing fragment whose own rerun was lost is started again by this timer
+WAIT_S = 0.04  # a playing fragment collects new frames this long before it sends them
+POLL_S = 1.0  # a safety net: a playing view whose browser's request for more was lost is rerun by this timer
 ss = st.session_state
 
 
@@ -99,7 +96,7 @@ def live_view(prefix: str, key: str, player: Player, show: Callable[[list[dict],
         if extra_buttons:
             extra_buttons(bar)
         seen = ss.get(f"{key}.seen", 0)
-        got = player.frames(after=seen - RESEND, timeout=WAIT_S if playing else 0.0)
+        got = player.frames(after=seen, timeout=WAIT_S if playing else 0.0)
         if got:
             ss[f"{key}.seen"] = got[-1][0]
         frames = [{**f, "run": player.serial, "n": s} for s, f in (got or [player.latest()])]
@@ -113,7 +110,7 @@ def live_view(prefix: str, key: str, player: Player, show: Callable[[list[dict],
             ss[f"{key}.was_playing"] = False
             st.rerun()  # the whole page: buttons, messages and panels follow
         ss[f"{key}.was_playing"] = player.playing
-        if player.playing and in_fragment_rerun():
-            st.rerun(scope="fragment")  # the next frames right away
+        # while playing, the browser asks for the next frames once it has taken these in (the view's
+        # "pull" trigger reruns this fragment): a slow browser is sent only what it can draw
 
     panel()

@@ -145,7 +145,7 @@ export default function (component) {
   const sent = { net: data.net != null, curve: data.curve != null };
   for (const k of ['points', 'net', 'curve']) if (data[k] == null && S.data) data[k] = S.data[k];
   S.data = data;
-  const stop = play(S, data, drawBoundary);
+  const stop = play(S, data, drawBoundary, component);
   if (fresh && sent.net) drawNet(S);
   if (fresh && sent.curve) drawCurve(S);
   S.head.status.textContent = data.labels.status || '';
