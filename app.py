@@ -1,11 +1,19 @@
-"""Entry point: routes to the labs with st.navigation and draws the shared sidebar."""
+"""Entry point: routes to the labs with st.navigation and draws the shared sidebar.
+
+pandas is imported here, before any page runs, although no page needs it at once: plotly looks pandas up in
+sys.modules without the import lock, so a first import of it in one session's thread (Streamlit imports it
+lazily for st.dataframe) while another thread draws a figure handed plotly a half-initialised module
+(AttributeError: ... 'pandas' has no attribute 'Series'). Imported at the top, every session's first run waits
+until it is complete (about 0.4 s, once per process).
+"""
 import threading
 
+import pandas  # noqa: F401 - see the docstring
 import streamlit as st
 
+from labs import LABS
 from sim.threads import configure_threads
 from ui.i18n import init_lang, t
-from ui.labs import LABS
 from ui.sidebar import device_banner, language_switch
 
 st.set_page_config(page_title="ML Visual Simulator", page_icon=":material/science:", layout="wide")

@@ -1,12 +1,11 @@
 """K classification sessions on one server process, driven through the code the page runs.
 
-Each session builds its model and its player as the page does (labs/classification.make_player via
-ui.live.player_for), presses Play, and a "browser" thread per session does what the page's fragment
-does: takes the newest frames (ui.player.Player.frames, waiting up to ui.live_run.WAIT_S) and builds
+Each session builds its model and its player as the page does (ui.live.player_for), presses Play, and a
+"browser" thread per session does what the page's fragment does: takes the newest frames (ui.player.Player.frames, waiting up to ui.live_run.WAIT_S) and builds
 the payload the component receives (ui.live.payload). Prints one JSON line per session and a total:
 epochs/s trained and frames/s delivered, and the process's memory before and after.
 
-    python benchmarks/classroom.py --sessions 10 [--seconds 20] [--speed 1]
+    python -m benchmarks classroom --sessions 10 [--seconds 20] [--speed 1]
 """
 import argparse
 import json
@@ -42,12 +41,12 @@ def browser(player, stop: threading.Event, counts: dict) -> None:
             counts["frames"] += len(got)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks classroom", description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--speed", type=int, default=1, help="the lab's speed setting (×150 epochs a second)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     configure_threads()
     before = rss_mb()
     players = []

@@ -16,5 +16,5 @@ timeout 150 $PY -m pytest tests/test_memsim.py tests/test_kernels.py tests/test_
   -q -p no:cacheprovider > "$OUT/pytest.log" 2>&1
 echo "pytest exit $?" >> "$OUT/pytest.log"
 # written after each section: a run cut short keeps what it measured
-timeout 400 $PY -m sim.bench gpu --out "$OUT/gpu_bench.json" > "$OUT/gpu_bench.log" 2>&1
+timeout 400 $PY -m benchmarks gpu --out "$OUT/gpu_bench.json" > "$OUT/gpu_bench.log" 2>&1
 echo "bench exit $?" >> "$OUT/gpu_bench.log"

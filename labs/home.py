@@ -2,7 +2,7 @@
 import streamlit as st
 
 from ui.i18n import t
-from ui.labs import LABS
+from labs import LABS
 
 st.title(t("home.title"))
 st.markdown(t("home.intro"))

@@ -1,4 +1,4 @@
-"""The GPU lab's measurement set (`python -m sim.bench gpu`): every implementation timed, hardware counters next
+"""The GPU lab's measurement set (`python -m benchmarks gpu`): every implementation timed, hardware counters next
 to the IO simulator's figures, and the two presets. On a machine without CUDA it measures the CPU, at small sizes.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Measurement reports written by `python -m sim.bench gpu`: load and check one (bundled or uploaded), list the
+"""Measurement reports written by `python -m benchmarks gpu`: load and check one (bundled or uploaded), list the
 bundled ones, and flatten one into rows for tables and figures, each row with the label of its source.
 
 A report is checked by building every row from it: a field the rows read that is missing, of the wrong type, not

@@ -14,7 +14,7 @@ def open_app(lang: str = "en") -> AppTest:
 
 
 def open_lab(file: str, lang: str = "en", **query) -> AppTest:
-    """Run the app, then switch to a lab's page (e.g. "labs/classification.py") with URL values."""
+    """Run the app, then switch to a lab's page (e.g. "labs/classification/page.py") with URL values."""
     at = open_app(lang).run()  # AppTest needs one run before it can switch pages
     at.query_params.update({"lang": lang, **query})
     at.switch_page(file).run()

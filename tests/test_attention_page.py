@@ -5,9 +5,9 @@ import pytest
 from apptools import fuzz_widget, open_lab, schema_choices, texts
 
 from ui.i18n import catalogue
-from ui.schemas.attention import SCHEMA
+from labs.attention.schema import SCHEMA
 
-ATT = "labs/attention.py"
+ATT = "labs/attention/page.py"
 EN = catalogue("en")
 CHOICES = schema_choices("att", SCHEMA)
 

@@ -7,9 +7,9 @@ from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
 
 from sim.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
 from ui.i18n import catalogue
-from ui.schemas.classification import SCHEMA
+from labs.classification.schema import SCHEMA
 
-CLS = "labs/classification.py"
+CLS = "labs/classification/page.py"
 CHOICES = schema_choices("cls", SCHEMA)
 
 

@@ -16,7 +16,7 @@ from browsertools import open_page
 from playwright.sync_api import Error as PlaywrightError
 
 from ui.i18n import catalogue
-from ui.labs import LABS
+from labs import LABS
 
 pytestmark = pytest.mark.browser
 EN = catalogue("en")

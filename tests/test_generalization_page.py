@@ -5,9 +5,9 @@ import pytest
 from apptools import fuzz_widget, open_lab, schema_choices, texts
 
 from ui.i18n import catalogue
-from ui.schemas.generalization import SCHEMA
+from labs.generalization.schema import SCHEMA
 
-GEN = "labs/generalization.py"
+GEN = "labs/generalization/page.py"
 SECTIONS = {p.name: p for p in SCHEMA}["section"].choices
 CHOICES = schema_choices("gen", SCHEMA)
 EN = catalogue("en")

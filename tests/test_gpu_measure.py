@@ -157,7 +157,7 @@ def test_flops_convention():
 
 def test_bench_gpu_quick_writes_the_measurement_set(tmp_path):
     out = tmp_path / "gpu.json"
-    done = subprocess.run([sys.executable, "-m", "sim.bench", "gpu", "--quick", "--out", str(out)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "gpu", "--quick", "--out", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(out.read_text())

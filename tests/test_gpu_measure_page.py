@@ -18,8 +18,8 @@ def script(lang: str, values: dict) -> None:
     """Builds the GPU page's state with `values` and draws the measure view (AppTest runs this function's body)."""
     import streamlit as st
 
-    from ui.gpu_measure import measure_section
-    from ui.schemas.gpu import PAGE, SCHEMA
+    from labs.gpu.measure import measure_section
+    from labs.gpu.schema import PAGE, SCHEMA
     from ui.urlstate import PageState
 
     st.session_state["lang"] = lang

@@ -5,9 +5,9 @@ import pytest
 from apptools import fuzz_widget, open_lab, schema_choices, texts
 
 from ui.i18n import catalogue
-from ui.schemas.gpu import PAGE, SCHEMA
+from labs.gpu.schema import PAGE, SCHEMA
 
-FILE = "labs/gpu.py"
+FILE = "labs/gpu/page.py"
 EN = catalogue("en")
 
 

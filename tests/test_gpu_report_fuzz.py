@@ -88,7 +88,7 @@ def bare_mode_quiet():
     """Streamlit warns at every element drawn without a server: not here."""
     import logging
 
-    import ui.gpu_measure  # noqa: F401 - creates Streamlit's loggers
+    import labs.gpu.measure  # noqa: F401 - creates Streamlit's loggers
 
     names = [name for name in list(logging.root.manager.loggerDict) if name.startswith("streamlit")]
     loggers = [logging.getLogger(name) for name in names]
@@ -102,7 +102,7 @@ def bare_mode_quiet():
 
 def render(report) -> None:
     """The measure view's functions that show a report: header, captions, figures, the table, Fig. 2."""
-    from ui.gpu_measure import fig2_preset, show_report
+    from labs.gpu.measure import fig2_preset, show_report
 
     show_report(report, "fuzz")
     fig2_preset(report)

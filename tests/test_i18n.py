@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sim.upload import ERROR_CODES
 from ui.i18n import catalogue
-from ui.schemas import all_schemas
+from labs import all_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 CATS = {lang: catalogue(lang) for lang in ("zh", "en")}
@@ -63,7 +63,7 @@ def test_every_upload_error_has_a_message():
 
 
 def test_every_lab_has_a_title_and_a_card():
-    from ui.labs import LABS
+    from labs import LABS
 
     for lab in LABS:
         assert f"nav.{lab.stem}" in CATS["en"] and f"home.card.{lab.stem}" in CATS["en"]

@@ -118,7 +118,7 @@ def _script():
     import streamlit as st
 
     from sim.memsim import attention_io
-    from ui.memsim_view import show_animation
+    from labs.gpu.memsim_view import show_animation
 
     st.session_state["lang"] = st.query_params.get("lang", "en")
     N = int(st.query_params.get("N", "256"))

@@ -7,9 +7,9 @@ from apptools import fuzz_widget, open_lab, schema_choices, texts
 
 from sim.regression_data import DATASETS
 from ui.i18n import catalogue
-from ui.schemas.regression import SCHEMA
+from labs.regression.schema import SCHEMA
 
-REG = "labs/regression.py"
+REG = "labs/regression/page.py"
 EN = catalogue("en")
 CHOICES = schema_choices("reg", SCHEMA)
 

@@ -2,8 +2,8 @@
 import pytest
 
 from ui.schema import Param, format_value, parse_value, read_query, write_query
-from ui.schemas import all_schemas
-from ui.schemas.classification import SCHEMA
+from labs import all_schemas
+from labs.classification.schema import SCHEMA
 
 LR = Param("lr", "choice", 0.03, choices=(0.001, 0.03, 10.0))
 

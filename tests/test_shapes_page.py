@@ -6,9 +6,9 @@ from apptools import open_lab, texts
 
 from sim.shapes import PRESETS
 from ui.i18n import catalogue
-from ui.schemas.shapes import SCHEMA
+from labs.shapes.schema import SCHEMA
 
-PAGE = "labs/shapes.py"
+PAGE = "labs/shapes/page.py"
 EN = catalogue("en")
 
 

@@ -45,7 +45,7 @@ def test_long_text_is_cut_with_an_ellipsis():
 
 @pytest.mark.parametrize("name,raw", [("dataset", ATTACKS[0]), ("seed", ATTACKS[1]), ("lr", ATTACKS[5])])
 def test_a_rejected_url_value_is_shown_escaped(name, raw):
-    at = open_lab("labs/classification.py", **{name: raw})
+    at = open_lab("labs/classification/page.py", **{name: raw})
     notice = [w.value for w in at.warning if "not valid" in w.value]
     assert notice, [w.value for w in at.warning]
     assert md(raw, 40) in notice[0]
@@ -59,7 +59,7 @@ def _strings(node) -> list[str]:
 
 
 def test_typed_tokens_reach_the_heatmaps_escaped():
-    at = open_lab("labs/attention.py", section="pipeline")
+    at = open_lab("labs/attention/page.py", section="pipeline")
     at.text_input(key="att.text").set_value("<b>bold</b> <img/src=x> cat").run()
     assert not at.exception
     labels = [s for c in at.get("plotly_chart") for s in _strings(json.loads(c.proto.spec))]

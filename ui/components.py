@@ -8,13 +8,13 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 _HERE = Path(__file__).parent
 
 
-def live_component(name: str, script: str, stylesheet: str):
-    """A Streamlit v2 component whose JS is live_common.js followed by `script` (files in ui/)."""
+def live_component(name: str, script: str, stylesheet: str, folder: Path = _HERE):
+    """A Streamlit v2 component whose JS is ui/live_common.js followed by `script` (files in `folder`)."""
     # the stylesheet travels inside the script (the component writes it into its own <style>),
     # which works the same whether or not the component is isolated in a shadow root
-    style = json.dumps((_HERE / stylesheet).read_text(encoding="utf-8"))
+    style = json.dumps((folder / stylesheet).read_text(encoding="utf-8"))
     js = "\n".join([f"const STYLE = {style};", (_HERE / "live_common.js").read_text(encoding="utf-8"),
-                    (_HERE / script).read_text(encoding="utf-8")])
+                    (folder / script).read_text(encoding="utf-8")])
     # plain DOM (not a shadow root), so page-level tools and the browser tests can see the canvases
     return st.components.v2.component(name, js=js, isolate_styles=False)
 

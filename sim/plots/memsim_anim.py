@@ -1,4 +1,4 @@
-"""The step-by-step animation of the IO simulator as plain data for the browser (ui/memsim_view.js).
+"""The step-by-step animation of the IO simulator as plain data for the browser (labs/gpu/memsim_view.js).
 
 The events of sim.memsim cover the first (batch, head); the running byte counters are summed here, so the
 browser only displays numbers: after the last step they equal the report's totals when batch_heads is 1.

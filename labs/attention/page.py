@@ -31,7 +31,7 @@ from sim.transformer import LMTrainer, TransformerConfig, notes_ffn
 from ui import live_plots, live_run
 from ui.i18n import t
 from ui.player import Player
-from ui.schemas.attention import PAGE, SCHEMA
+from labs.attention.schema import PAGE, SCHEMA
 from ui.urlstate import PageState
 
 REPORT_S = 2.0  # while playing, what the models generate is redone at most this often

@@ -7,7 +7,7 @@ from sim.plots.shapes import flow_figure, human_bytes, human_count, kv_figure, s
 from sim.shapes import (PRESETS, ModelTrace, ShapeConfig, ShapeError, check_kv_heads, follow, kv_cache_bytes,
                         kv_cache_options, memory_needed, rule_of_thumb_flops, shape_chain, trace_model)
 from ui.i18n import t
-from ui.schemas.shapes import PAGE, SCHEMA
+from labs.shapes.schema import PAGE, SCHEMA
 from ui.sidebar import cached_device
 from ui.urlstate import PageState
 

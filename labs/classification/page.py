@@ -17,7 +17,7 @@ from sim.upload import MAX_BYTES, UploadError, parse_points_csv
 from ui import live, live_run
 from ui.i18n import t, t_md
 from ui.player import Player
-from ui.schemas.classification import PAGE, SCHEMA
+from labs.classification.schema import PAGE, SCHEMA
 from ui.urlstate import PageState
 
 REFRESH_S = 3.0  # how often the Plotly curves catch up while training (a redraw costs the browser ~100 ms)

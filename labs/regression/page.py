@@ -14,7 +14,7 @@ from ui import live_run
 from ui.player import Player
 from ui.i18n import t, t_md
 from ui.live_plots import show_frames
-from ui.schemas.regression import PAGE, SCHEMA
+from labs.regression.schema import PAGE, SCHEMA
 from ui.urlstate import PageState
 
 CURVE_POINTS = 200  # points along a fitted 1-D curve

@@ -16,7 +16,7 @@ from ui.components import in_fragment_rerun
 from ui.i18n import t
 from ui.live_plots import show_frames
 from ui.player import Player
-from ui.schemas.generalization import PAGE, SCHEMA
+from labs.generalization.schema import PAGE, SCHEMA
 from ui.urlstate import PageState
 
 CV_TICK_S = 0.8  # one fold per tick, slow enough to follow

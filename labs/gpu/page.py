@@ -7,10 +7,10 @@ from sim.io_sweeps import Chip, SweepPoint, l2_affordable, n_sweep, sram_sweep
 from sim.memsim import GPUS, MAX_EVENTS, IOReport, MemsimError, attention_io, gpu_for, roofline
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 from sim.plots.shapes import human_bytes, human_count
-from ui.gpu_measure import measure_section
+from labs.gpu.measure import measure_section
 from ui.i18n import t
-from ui.memsim_view import show_animation
-from ui.schemas.gpu import PAGE, SCHEMA
+from labs.gpu.memsim_view import show_animation
+from labs.gpu.schema import PAGE, SCHEMA
 from ui.sidebar import cached_device
 from ui.urlstate import PageState
 

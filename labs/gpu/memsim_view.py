@@ -5,6 +5,8 @@ browser without a round trip.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from sim.memsim import MAX_EVENTS, IOReport
@@ -12,7 +14,7 @@ from sim.plots.memsim_anim import animation_payload, largest_animated_n
 from ui.components import live_component
 from ui.i18n import t
 
-_component = live_component("mlsim_memsim_view", "memsim_view.js", "memsim_view.css")
+_component = live_component("mlsim_memsim_view", "memsim_view.js", "memsim_view.css", Path(__file__).parent)
 
 # texts the browser shows as they are or fills in ({tile}, {bytes}, {i}, ...): keys gpu.anim.<name>
 LABELS = ("play", "pause", "step", "back", "reset", "scrub", "position", "caption",

@@ -1,0 +1,38 @@
+"""The labs, in menu order: app.py routes to them and the home page shows a card for each.
+
+Each lab is one folder, labs/<name>/: page.py (the Streamlit page), schema.py (PAGE, the prefix of its
+widget, session and i18n keys, and SCHEMA, its URL/widget parameters), and any UI part only that lab uses.
+"""
+import importlib
+from dataclasses import dataclass
+
+from ui.schema import Param
+
+
+@dataclass(frozen=True)
+class Lab:
+    name: str  # its folder, labs/<name>/
+    url_path: str  # /<url_path> in the address bar
+    icon: str  # Material icon
+    stem: str  # i18n: nav.<stem> is the title, home.card.<stem> the card's text
+
+    @property
+    def file(self) -> str:
+        """The page script, relative to app.py."""
+        return f"labs/{self.name}/page.py"
+
+
+LABS = [
+    Lab("classification", "classification", ":material/scatter_plot:", "classification"),
+    Lab("regression", "regression", ":material/show_chart:", "regression"),
+    Lab("generalization", "generalization", ":material/balance:", "generalization"),
+    Lab("attention", "attention", ":material/visibility:", "attention"),
+    Lab("shapes", "shapes", ":material/account_tree:", "shapes"),
+    Lab("gpu", "gpu", ":material/memory:", "gpu"),
+]
+
+
+def all_schemas() -> list[tuple[str, list[Param]]]:
+    """(PAGE, SCHEMA) of every lab, for tests that check all of them."""
+    mods = [importlib.import_module(f"labs.{lab.name}.schema") for lab in LABS]
+    return [(m.PAGE, m.SCHEMA) for m in mods]
