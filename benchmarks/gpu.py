@@ -8,7 +8,7 @@ from benchmarks import best_seconds, KeyLabels
 
 def memsim(args: argparse.Namespace) -> None:
     """IO simulator: seconds for the whole report at N = 16384 (target < 0.5 s), naive and tiled, with and without L2."""
-    from sim.memsim import GPUS, attention_io
+    from sim.gpu.memsim import GPUS, attention_io
 
     h200 = GPUS["H200"]
     for algo in ("naive", "tiled"):
@@ -26,8 +26,8 @@ def gpu_page(args: argparse.Namespace) -> None:
     L2), each view's figures as JSON, and the animation's payload."""
     import plotly.io as pio
 
-    from sim.io_sweeps import Chip, l2_affordable, n_sweep, sram_sweep
-    from sim.memsim import GPUS, attention_io, roofline
+    from sim.gpu.memsim import GPUS, attention_io, roofline
+    from sim.gpu.sweeps import Chip, l2_affordable, n_sweep, sram_sweep
     from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
     from sim.plots.memsim_anim import animation_payload
 
@@ -71,7 +71,7 @@ def gpu_page(args: argparse.Namespace) -> None:
 
 def attention_cpu(args: argparse.Namespace) -> None:
     """CPU time and peak memory of naive and tiled attention at N = 8192 (target: tiled peak <= 1/8 of naive's)."""
-    from sim.gpu import measure_attention
+    from sim.gpu.measure import measure_attention
 
     runs = {impl: measure_attention(impl, 1, 1, 8192, 64, "float32", block_m=128, block_n=128,
                                     repeats=min(args.repeats, 3), counters=False, device="cpu")
@@ -88,7 +88,7 @@ def gpu(args: argparse.Namespace) -> None:
     """The GPU lab's measurement set into one JSON file (--out): device, versions, date, configs, results."""
     from pathlib import Path
 
-    from sim.gpu_bench import measurement_set, targets
+    from sim.gpu.bench import measurement_set, targets
 
     if not args.out:
         raise SystemExit("python -m benchmarks gpu needs --out FILE.json")

@@ -1,4 +1,5 @@
-"""Regression lab: a slider change (fit, curve, figures) and a live gradient-descent frame."""
+"""Regression lab: a slider change (data, fit, figures) and a live gradient-descent frame, through the very
+functions the page calls (labs/regression/page.py and views.py), with their figures serialised as Streamlit does."""
 import argparse
 import json
 import time
@@ -7,11 +8,9 @@ from benchmarks import best_seconds
 
 
 def regression(args: argparse.Namespace) -> None:
-    """Regression lab: what a slider change costs (data, exact fit, figures built and serialised as the page
-    does, per view) and what a live gradient-descent frame costs (epochs, panels)."""
+    """Regression lab: what a slider change costs (data, exact fit, the shown view's numbers and figures, built
+    and serialised) and what a live gradient-descent frame costs (epochs, panels)."""
     from collections import defaultdict
-
-    import numpy as np
 
     from sim import regression as reg
     from sim.plots import regression as plots
@@ -19,37 +18,17 @@ def regression(args: argparse.Namespace) -> None:
 
     labels = defaultdict(str)  # figure labels: their text does not change the cost
 
-    def curve(data, model):
-        if data.x.shape[1] == 1:
-            grid = np.linspace(data.x.min(), data.x.max(), 200)
-            return data.x[:, 0], grid, model.predict(grid[:, None])
-        return data.day, data.day, model.predict(data.x)
-
-    def fit_view(data, config):  # the default page: fit, curve, metrics, fit and residual figures
+    def fit_view(data, config):  # the default page: fit, metrics, the fit and residual figures
         model = reg.fit(data.x, data.y, config)
-        x, cx, cy = curve(data, model)
-        y_hat = model.predict(data.x)
-        reg.regression_metrics(data.y, y_hat)
-        return [plots.fit_figure(x, data.y, data.outlier, [{"x": cx, "y": cy, "name": "", "color": plots.FIT_COLOR}], labels),
-                plots.residual_figure(data.x[:, -1], y_hat, y_hat - data.y, data.outlier, labels)]
+        reg.scores(data, model)
+        reg.rule_scores(data)
+        return [plots.fit_view(data, model, labels), plots.residuals_view(data, model, labels)]
 
-    def surface_view(data, config):
-        X = reg.feature_map(data.x, 1, config.standardize)(data.x)
-        w, b = reg.robust_fit(X, data.y, config.loss, config.delta)
-        w_grid, b_grid = plots.surface_window(np.array([w[0], b]), None)
-        Z = reg.loss_surface(X, data.y, w_grid, b_grid, config.loss, config.delta)
-        return [plots.surface_figure(w_grid, b_grid, Z, None, (w[0], b), labels)]
+    def surface_view(data, config):  # the loss-surface panel (no gradient-descent path)
+        return [plots.surface_view(data, config, None, labels)]
 
-    def outliers_view(data, config):
-        figs = []
-        for loss in ("mse", "huber"):
-            cfg = reg.ModelConfig(config.degree, config.standardize, loss, config.delta)
-            x, cx, cy = curve(data, reg.fit(data.x, data.y, cfg))
-            _, _, cy_clean = curve(data, reg.fit(data.x[~data.outlier], data.y[~data.outlier], cfg))
-            figs.append(plots.fit_figure(x, data.y, data.outlier, [{"x": cx, "y": cy, "name": "", "color": plots.FIT_COLOR},
-                                                                   {"x": cx, "y": cy_clean, "name": "", "color": plots.FIT_COLOR}],
-                                         labels))
-        return figs
+    def outliers_view(data, config):  # the outliers panel: squared and Huber loss, with and without outliers
+        return [plots.outlier_view(data, reg.outlier_fits(data, config, loss), labels) for loss in ("mse", "huber")]
 
     cases = {  # name -> (data arguments, model, view)
         "line_n30": (("linear", 30, 0.3, 0), reg.ModelConfig(), fit_view),
@@ -81,16 +60,12 @@ def regression(args: argparse.Namespace) -> None:
     for name, (data_args, gd) in runs.items():
         data = make_dataset(*data_args)
         run = reg.GDRun(data.x, data.y, gd)
+        background = reg.path_background(run)  # once, when the page builds the run
         epoch_ms = best_seconds(lambda: run.step(1), args.repeats) * 1e3
-        two = data.x.shape[1] == 1 and gd.model.degree == 1
-        contours = reg.squared_loss_contours(run.X, run.y, run.start_loss * 0.25 ** np.arange(6)) if two else []
 
-        def frame():
-            x, cx, cy = curve(data, run.as_fit())
-            panels = [plots.fit_panel(x, data.y, data.outlier, cx, cy, labels), plots.loss_panel(run.epochs, run.history, labels)]
-            if two:
-                panels.append(plots.path_panel(np.array(run.path), contours, (0.0, 0.0), labels))
-            return json.dumps(panels)
+        def frame():  # the page's frame() less its two translated strings; show_frames sends it as JSON
+            return json.dumps({"epoch": run.epoch, "caption": "",
+                               "panels": plots.live_panels(run, data, background, labels)})
 
         frame_ms = best_seconds(frame, args.repeats) * 1e3
         print(json.dumps({"bench": "regression", "live": name, "epoch_ms": round(epoch_ms, 3),

@@ -38,6 +38,11 @@ class BinaryMetrics:
     f1: float
     accuracy: float
 
+    @property
+    def fpr(self) -> float:
+        """False-positive rate, FP / (FP + TN): the x of this threshold's point on the ROC curve."""
+        return _ratio(self.fp, self.fp + self.tn)
+
 
 def _ratio(num: int, den: int) -> float:
     return num / den if den else 0.0

@@ -8,15 +8,21 @@ NumPy only: a step on a few hundred points costs microseconds, so the page can t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sim.history import kept_after_compaction
 
+if TYPE_CHECKING:  # sim.regression_data imports this module
+    from sim.regression_data import RegressionData
+
 LOSSES = ("mse", "huber", "mae")
 COND_LIMIT = 1e8  # above this condition number a solve in float64 keeps less than half its digits
 DIVERGED = 1e6  # a loss this many times the starting loss (or a non-finite one) counts as divergence
 IRLS_ITERATIONS = 100
+CURVE_POINTS = 200  # points along a fitted 1-D curve
+CONTOUR_LEVELS = 6  # ellipses of the live (w, b) path panel: the starting loss times 1, 1/4, 1/16, ...
 MAD_TO_STD = 1.4826  # the median absolute deviation of a normal sample, times this, is its std
 
 
@@ -248,6 +254,11 @@ class ModelConfig:
     loss: str = "mse"  # "mse", "huber" or "mae"
     delta: float = 1.0  # Huber's threshold δ, in target units
 
+    @property
+    def inputs_as_is(self) -> bool:
+        """The design matrix is the inputs themselves (degree 1, not standardised)."""
+        return self.degree == 1 and not self.standardize
+
     def __post_init__(self):
         if self.loss not in LOSSES or not 1 <= self.degree <= 12 or not self.delta > 0:
             raise ValueError(f"invalid model {self}")
@@ -265,6 +276,11 @@ class Fit:
     def predict(self, x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             return self.features(x) @ self.w + self.b
+
+    @property
+    def overflow(self) -> bool:
+        """The fit overflowed: its weights are NaN and nothing of it can be drawn."""
+        return self.issues[:1] == [("overflow", {})]
 
 
 def fit(x: np.ndarray, y: np.ndarray, config: ModelConfig) -> Fit:
@@ -352,6 +368,14 @@ class GDRun:
     def as_fit(self) -> Fit:
         return Fit(self.features, self.w, self.b)
 
+    def path_array(self) -> np.ndarray:
+        """The (w…, b) path as an array (epochs, k + 1): a copy, safe to keep while the run goes on."""
+        return np.array(self.path)
+
+    def trained_on(self, y: np.ndarray, model: ModelConfig) -> bool:
+        """Whether this run fits these targets with this model (so its path belongs on their loss surface)."""
+        return self.config.model == model and len(self.y) == len(y) and np.array_equal(self.y, y)
+
 
 # ---------- pictures' numbers ----------
 def loss_surface(X: np.ndarray, y: np.ndarray, w_grid: np.ndarray, b_grid: np.ndarray, loss: str = "mse",
@@ -390,3 +414,111 @@ def squared_loss_contours(X: np.ndarray, y: np.ndarray, levels: np.ndarray,
             ellipse = vec @ (circle / np.sqrt(lam)[:, None]) * np.sqrt(2 * (level - best))  # (2, points)
             out.append((w[0] + ellipse[0], b + ellipse[1]))
     return out
+
+
+# ---------- what the page shows ----------
+def parameter_count(x: np.ndarray, degree: int) -> int:
+    """Weights and bias of a polynomial model of this degree on inputs x (n, p): p·degree + 1."""
+    return x.shape[1] * degree + 1
+
+
+def design_matrix(x: np.ndarray, config: ModelConfig) -> np.ndarray:
+    """The columns the model's weights multiply: powers of x, standardised if the model says so."""
+    with np.errstate(all="ignore"):
+        return feature_map(x, config.degree, config.standardize)(x)
+
+
+def axis(data: RegressionData) -> tuple[np.ndarray, str]:
+    """What the data pictures put along x, and what it is: "input" (one input), "day" (the temperature
+    series) or "row" (an upload with two inputs, in file order)."""
+    if data.x.shape[1] == 1:
+        return data.x[:, 0], "input"
+    if data.day is not None:
+        return data.day.astype(float), "day"
+    return np.arange(1.0, len(data.y) + 1), "row"
+
+
+def curve(data: RegressionData, model: Fit, points: int = CURVE_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """The model drawn along axis(): a smooth curve for one input, its predictions in order otherwise."""
+    if data.x.shape[1] == 1:
+        grid = np.linspace(data.x.min(), data.x.max(), points)
+        return grid, model.predict(grid[:, None])
+    along, _ = axis(data)
+    order = np.argsort(along)
+    return along[order], model.predict(data.x[order])
+
+
+def scores(data: RegressionData, model: Fit) -> dict[str, float | None]:
+    """regression_metrics of the model's predictions on the data."""
+    return regression_metrics(data.y, model.predict(data.x))
+
+
+def rule_scores(data: RegressionData) -> dict[str, float | None] | None:
+    """For the temperature series, the metrics of the notes' rule written by a person (tomorrow is the
+    average of the two days before); None for any other data."""
+    if data.name != "temperature":
+        return None
+    return regression_metrics(data.y, data.x.mean(axis=1))
+
+
+@dataclass(frozen=True)
+class LRAdvice:
+    """Where a run's learning rate sits against the squared loss's limits 1/λ and 2/λ."""
+
+    kind: str  # "mae" (no such limits), "diverge" (η ≥ 2/λ), "zigzag" (1/λ ≤ η < 2/λ) or "ok"
+    zigzag: float  # 1/λ (NaN for "mae")
+    diverge: float  # 2/λ (NaN for "mae")
+    minibatch: bool  # updates on part of the data: the limits are a full-batch guide
+
+
+def lr_advice(run: GDRun) -> LRAdvice:
+    """The learning rate of run against lr_limits of its design matrix."""
+    size = run.config.batch_size
+    minibatch = bool(size) and size < len(run.y)
+    if run.config.model.loss == "mae":
+        return LRAdvice("mae", float("nan"), float("nan"), minibatch)
+    zigzag, diverge = lr_limits(run.X)
+    lr = run.config.lr
+    kind = "diverge" if lr >= diverge else "zigzag" if lr >= zigzag else "ok"
+    return LRAdvice(kind, zigzag, diverge, minibatch)
+
+
+def path_background(run: GDRun) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[float, float]] | None:
+    """For a model of one weight and a bias: the squared loss's contour ellipses at the starting loss
+    times 1, 1/4, 1/16, … (none for the other losses) and the exact minimum, behind the live (w, b) path;
+    None for more parameters."""
+    if run.X.shape[1] != 1:
+        return None
+    m = run.config.model
+    w, b = robust_fit(run.X, run.y, m.loss, m.delta)
+    contours = (squared_loss_contours(run.X, run.y, run.start_loss * 0.25 ** np.arange(CONTOUR_LEVELS))
+                if m.loss == "mse" else [])
+    return contours, (float(w[0]), b)
+
+
+@dataclass(frozen=True, eq=False)
+class OutlierFits:
+    """One loss's fit with every point and without the outliers, drawn along axis()."""
+
+    loss: str
+    fit: Fit  # with every point; fit.overflow: nothing else is set
+    curve: tuple[np.ndarray, np.ndarray] | None  # (along, ŷ) of the fit with every point
+    clean: np.ndarray | None  # ŷ along the same points of the fit without the outliers; None: no outliers
+    shift: float | None  # RMS gap between the two curves, in target units; None without a clean fit
+    shift_units: float | None  # the same in the set's unit (data.scale)
+
+
+def outlier_fits(data: RegressionData, config: ModelConfig, loss: str) -> OutlierFits:
+    """config's model with this loss, fitted with and without the outliers (when there are outliers and
+    at least two other points), and how far the outliers moved its curve."""
+    cfg = ModelConfig(config.degree, config.standardize, loss, config.delta)
+    with_all = fit(data.x, data.y, cfg)
+    if with_all.overflow:
+        return OutlierFits(loss, with_all, None, None, None, None)
+    along, y_all = curve(data, with_all)
+    clean = ~data.outlier
+    if not data.outlier.any() or clean.sum() < 2:
+        return OutlierFits(loss, with_all, (along, y_all), None, None, None)
+    _, y_clean = curve(data, fit(data.x[clean], data.y[clean], cfg))
+    shift = float(np.sqrt(np.mean((y_all - y_clean) ** 2)))
+    return OutlierFits(loss, with_all, (along, y_all), y_clean, shift, shift / data.scale)

@@ -15,6 +15,8 @@ from sim.regression import least_squares, robust_spread
 from sim.upload import UploadError, data_rows, numbers, pick_columns, read_table
 
 DATASETS = ("linear", "quadratic", "sine", "area_price", "study_score", "temperature")
+# the course notes' worked example: inputs (n, 1), targets and the learning rate of its one written-out update
+NOTES_EXAMPLE = (np.array([[1.0], [2.0]]), np.array([2.0, 3.0]), 0.1)
 OUTLIER_SHARE = 0.3  # outliers are drawn among the largest 30 % of x, where a point pulls a line hardest
 
 

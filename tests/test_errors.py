@@ -1,8 +1,10 @@
 """The engine's coded errors: only known codes, each with a message in both languages."""
 import pytest
 
-from sim import gpu, memsim, shapes, upload
+from sim import shapes, upload
 from sim.errors import CodedError
+from sim.gpu import measure as gpu
+from sim.gpu import memsim
 from ui.i18n import catalogue
 
 

@@ -4,7 +4,7 @@ import os
 import pytest
 import torch
 
-from sim.gpu import device_info
+from sim.gpu.measure import device_info
 
 
 def test_cpu_description_matches_the_machine():

@@ -8,10 +8,10 @@ import pytest
 import torch
 from torch.overrides import TorchFunctionMode
 
-import sim.gpu as gpu
-from sim.gpu import (MEASURE_LOCK, block_pairs, estimate_seconds, measure_attention, memory_needed, peak_bytes,
-                     plan_click, work_units)
-from sim.kernels import tiled_attention
+import sim.gpu.measure as gpu
+from sim.gpu.measure import (MEASURE_LOCK, block_pairs, estimate_seconds, measure_attention, memory_needed,
+                             peak_bytes, plan_click, work_units)
+from sim.gpu.kernels import tiled_attention
 
 
 @pytest.fixture
@@ -139,7 +139,7 @@ def test_a_click_is_guarded_by_the_sum_of_its_runs(one_thread, calls):
 
 
 def fake_clock(monkeypatch, step: float = 1.0):
-    """time.monotonic() in sim.gpu moves `step` seconds at every reading."""
+    """time.monotonic() in sim.gpu.measure moves `step` seconds at every reading."""
     now = [0.0]
 
     def monotonic():

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import torch
 
-import sim.gpu as gpu
-import sim.ncu as ncu
-from sim.gpu import MEASURE_LOCK, attention_flops, measure_attention, memory_needed
-from sim.memsim import attention_io
+import sim.gpu.measure as gpu
+import sim.gpu.ncu as ncu
+from sim.gpu.measure import MEASURE_LOCK, attention_flops, measure_attention, memory_needed
+from sim.gpu.memsim import attention_io
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,7 +72,7 @@ def test_counters_come_from_the_log_file_ncu_writes(tmp_path, monkeypatch):
     command = args.read_text()
     for part in ("--nvtx --nvtx-include attention/", "--cache-control all", "--csv", "--print-units base",
                  "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_bytes.sum",
-                 "-m sim.ncu naive 1 2 128 64 float16 --block-m 64 --block-n 64", "--causal"):
+                 "-m sim.gpu.ncu naive 1 2 128 64 float16 --block-m 64 --block-n 64", "--causal"):
         assert part in command
 
 
@@ -208,7 +208,7 @@ def test_cuda_measurement_and_counters():
 
 
 def test_targets_read_the_measurement_set():
-    from sim.gpu_bench import targets
+    from sim.gpu.bench import targets
 
     model = {"l2_model": {"hbm_read_bytes": 800, "hbm_write_bytes": 200, "l2_traffic_bytes": 4000}}
     report = {"results": {

@@ -6,8 +6,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptools import TIMEOUT, texts
-from sim.gpu_bench import PRESETS
-from sim.gpu_report import bundled_reports
+from sim.gpu.bench import PRESETS
+from sim.gpu.report import bundled_reports
 from sim.text import html, md
 from ui.i18n import catalogue
 

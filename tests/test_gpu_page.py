@@ -106,7 +106,7 @@ def test_on_a_table_gpu_the_roofline_points_to_this_device():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA device")
-    from sim.memsim import gpu_for
+    from sim.gpu.memsim import gpu_for
 
     name = torch.cuda.get_device_name(0)
     if gpu_for(name) is None or "A100" in name.upper():

@@ -6,8 +6,8 @@ import math
 import pytest
 import torch
 
-from sim.gpu import measure_attention, memory_needed
-from sim.gpu_report import MAX_BYTES, ReportError, bundled_reports, load_report, parse_report, run_row
+from sim.gpu.measure import measure_attention, memory_needed
+from sim.gpu.report import MAX_BYTES, ReportError, bundled_reports, load_report, parse_report, run_row
 from sim.plots.gpu_measure import fig2_figure, scaling_figures, throughput_figure, traffic_figure
 
 BUNDLED = bundled_reports()
@@ -130,7 +130,7 @@ def test_a_measurement_becomes_a_row():
 
 @pytest.mark.parametrize("impl", ["naive", "sdpa_math"])
 def test_backward_measurement_matches_autograd_and_holds_more(impl):
-    from sim.gpu import attention_call, make_inputs
+    from sim.gpu.calls import attention_call, make_inputs
 
     B, H, N, d = 1, 2, 128, 16
     fwd = measure_attention(impl, B, H, N, d, "float32", repeats=1, device="cpu")

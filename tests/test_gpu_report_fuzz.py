@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from sim.gpu import ERROR_PARAMS
-from sim.gpu_report import ReportError, bundled_reports, parse_report
+from sim.gpu.measure import ERROR_PARAMS
+from sim.gpu.report import ReportError, bundled_reports, parse_report
 
 LINK = "[Log in](https://evil.example/x)"
 ANCHOR = "<a href='https://evil.example/x'>GPU</a>"

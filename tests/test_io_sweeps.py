@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from sim.io_sweeps import Chip, l2_affordable, n_sweep, sram_sweep
-from sim.memsim import GPUS, MAX_REPLAY, attention_io, replay_cost, roofline
+from sim.gpu.memsim import GPUS, MAX_REPLAY, attention_io, replay_cost, roofline
+from sim.gpu.sweeps import Chip, l2_affordable, n_sweep, sram_sweep
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 
 H200 = GPUS["H200"]

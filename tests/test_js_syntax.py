@@ -1,20 +1,62 @@
-"""Each canvas component's script (live_common.js + its own, as ui.components.live_component joins them) parses."""
+"""Each canvas component's script, as ui.components.component_script joins it, parses and takes its colours from
+the one palette (assets/palette.json)."""
+import json
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from sim.plots.palette import CLASSES, PALETTE
+from ui.components import component_script
+
 ROOT = Path(__file__).resolve().parent.parent
 UI = ROOT / "ui"
 NODE = shutil.which("node")
+SCRIPTS = [(UI / "live_view.js", UI / "live_view.css"), (UI / "live_plots.js", UI / "live_plots.css"),
+           (ROOT / "labs/gpu/memsim_view.js", ROOT / "labs/gpu/memsim_view.css")]
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
-@pytest.mark.parametrize("script", [UI / "live_view.js", UI / "live_plots.js", ROOT / "labs/gpu/memsim_view.js"],
-                         ids=lambda p: p.name)
-def test_component_script_parses(script, tmp_path):
+def rgb(colour: str) -> list[int]:
+    return [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+
+
+@needs_node
+@pytest.mark.parametrize("script,style", SCRIPTS, ids=lambda p: p.name)
+def test_component_script_parses(script, style, tmp_path):
     module = tmp_path / f"{script.name}.mjs"  # the component is an ES module (export default)
-    module.write_text('const STYLE = "";\n' + (UI / "live_common.js").read_text() + "\n" + script.read_text())
+    module.write_text(component_script(script, style))
     result = subprocess.run([NODE, "--check", str(module)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+@needs_node
+def test_the_components_colours_are_the_palettes(tmp_path):
+    module = tmp_path / "colours.mjs"
+    module.write_text("globalThis.window = {};\n" + component_script(*SCRIPTS[0])
+                      + "\nconsole.log(JSON.stringify({ORANGE, BLUE, WHITE, CLASS, STYLE}));\n")
+    result = subprocess.run([NODE, str(module)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    got = json.loads(result.stdout)
+    assert got["ORANGE"] == rgb(PALETTE["orange"]) and got["BLUE"] == rgb(PALETTE["blue"])
+    assert got["WHITE"] == [255, 255, 255]
+    assert got["CLASS"] == [rgb(c) for c in CLASSES]
+    assert f"--mlsim-blue:{PALETTE['blue']}" in got["STYLE"]
+
+
+def test_no_colour_is_written_out_elsewhere():
+    """Figures, components and their stylesheets name palette entries; only the palette spells colours."""
+    import re
+
+    hexes = re.compile(r"#[0-9a-fA-F]{6}\b")
+    files = [*ROOT.glob("sim/**/*.py"), *ROOT.glob("ui/*.js"), *ROOT.glob("ui/*.css"), *ROOT.glob("labs/**/*.js"),
+             *ROOT.glob("labs/**/*.css"), *ROOT.glob("labs/**/*.py")]
+    found = [f"{p.relative_to(ROOT)}: {m}" for p in files for m in hexes.findall(p.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+def test_the_theme_is_the_palettes():
+    theme = tomllib.loads((ROOT / ".streamlit/config.toml").read_text())["theme"]
+    assert theme["primaryColor"] == PALETTE["blue"]

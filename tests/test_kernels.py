@@ -13,7 +13,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from sim.kernels import naive_attention, tiled_attention
+from sim.gpu.kernels import naive_attention, tiled_attention
 
 ROOT = Path(__file__).resolve().parent.parent
 cuda_only = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
@@ -68,7 +68,7 @@ def _patch_index(tensor, scope):
 interpreter._patch_lang_tensor = _patch_index
 
 import torch, torch.nn.functional as F
-from sim.kernels.flash import flash_attention
+from sim.gpu.kernels.flash import flash_attention
 errors = []
 for dtype, causal, B, H, N, d, bm, bn in json.loads(sys.argv[1]):
     g = torch.Generator().manual_seed(0)
@@ -98,7 +98,7 @@ def test_flash_kernel_in_the_interpreter_matches_sdpa(interpreted_errors, case):
 
 
 def test_flash_refuses_bad_blocks_and_cpu_tensors_when_compiled():
-    from sim.kernels.flash import flash_attention
+    from sim.gpu.kernels.flash import flash_attention
 
     q, k, v = _inputs(1, 1, 32, 16)
     with pytest.raises(ValueError, match="power of two"):
@@ -121,7 +121,7 @@ TOLERANCE = {torch.float16: 2e-3, torch.bfloat16: 2e-2, torch.float32: 1e-4}
 @pytest.mark.parametrize("dtype, d, block_m, block_n", CUDA_CASES)
 @pytest.mark.parametrize("causal", [False, True])
 def test_flash_kernel_on_cuda_matches_sdpa(dtype, d, block_m, block_n, causal):
-    from sim.kernels import flash_attention
+    from sim.gpu.kernels import flash_attention
 
     q, k, v = _inputs(2, 3, 1000, d, dtype, "cuda")  # 1000 rows: partial edge blocks
     out = flash_attention(q, k, v, causal, block_m, block_n)

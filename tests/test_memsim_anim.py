@@ -4,7 +4,7 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from sim.memsim import MAX_EVENTS, attention_io
+from sim.gpu.memsim import MAX_EVENTS, attention_io
 from sim.plots.memsim_anim import animation_payload, largest_animated_n
 from ui.i18n import catalogue
 
@@ -117,7 +117,7 @@ def test_too_long_animations_are_omitted_and_the_largest_size_that_animates_is_p
 def _script():
     import streamlit as st
 
-    from sim.memsim import attention_io
+    from sim.gpu.memsim import attention_io
     from labs.gpu.memsim_view import show_animation
 
     st.session_state["lang"] = st.query_params.get("lang", "en")

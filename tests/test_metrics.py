@@ -53,6 +53,16 @@ def test_binary_metrics_hand_worked() -> None:
     assert m.recall == pytest.approx(2 / 3)
     assert m.f1 == pytest.approx(2 / 3)
     assert m.accuracy == pytest.approx(3 / 5)
+    assert m.fpr == pytest.approx(1 / 2)  # one of the two negatives (0.8, 0.2) called positive
+
+
+def test_fpr_is_the_roc_point_of_the_threshold() -> None:
+    y, p = _random_case(0)
+    fpr, tpr, thresholds = skm.roc_curve(y, p)
+    for i in range(1, len(thresholds)):  # sklearn's first threshold is +inf
+        m = metrics.binary_metrics(y, p, thresholds[i])
+        assert (m.fpr, m.recall) == pytest.approx((fpr[i], tpr[i]))
+    assert metrics.binary_metrics([1, 1], [0.9, 0.1], 0.5).fpr == 0.0  # no negatives: 0/0 counts as 0
 
 
 def test_binary_metrics_threshold_is_inclusive() -> None:

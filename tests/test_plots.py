@@ -119,3 +119,103 @@ def test_empty_evaluation_inputs_do_not_raise() -> None:
     ):
         fig.to_json()
     assert "当前阈值" not in _by_name(roc_figure([], [], None, None, EVAL_LABELS))
+
+
+# ---------- sim.plots.regression: the regression page's figures ----------
+REG_LABELS = {k: k.upper() for k in ("x", "y", "data", "outlier", "fit", "truth", "fit_all", "fit_clean", "fitted",
+                                     "residual", "count", "vs_x", "vs_fit", "hist", "w", "b", "loss", "path", "start",
+                                     "optimum", "epoch")}
+
+
+def test_regression_fit_view_draws_the_polyfit_curve_and_the_truth() -> None:
+    from sim import regression as reg
+    from sim.plots.regression import fit_view
+    from sim.regression_data import make_dataset
+
+    d = make_dataset("linear", 30, 0.3, 1, outliers=2, outlier_size=5.0)
+    fig = fit_view(d, reg.fit(d.x, d.y, reg.ModelConfig(degree=2)), REG_LABELS)
+    traces = _by_name(fig)
+    assert set(traces) == {"DATA", "OUTLIER", "FIT", "TRUTH"}
+    grid = np.linspace(d.x.min(), d.x.max(), reg.CURVE_POINTS)
+    np.testing.assert_allclose(traces["FIT"].x, grid)
+    np.testing.assert_allclose(traces["FIT"].y, np.polyval(np.polyfit(d.x[:, 0], d.y, 2), grid), rtol=1e-9)
+    np.testing.assert_allclose(traces["TRUTH"].y, 1.5 * grid + 1.0)  # the linear set's trend
+    assert len(traces["OUTLIER"].x) == 2 and len(traces["DATA"].x) == 28
+    temp = make_dataset("temperature", 20, 0.3, 1)
+    assert "TRUTH" not in _by_name(fit_view(temp, reg.fit(temp.x, temp.y, reg.ModelConfig()), REG_LABELS))
+
+
+def test_regression_residuals_view_holds_the_lstsq_residuals() -> None:
+    from sim import regression as reg
+    from sim.plots.regression import residuals_view
+    from sim.regression_data import make_dataset
+
+    d = make_dataset("temperature", 25, 0.3, 2)
+    fig = residuals_view(d, reg.fit(d.x, d.y, reg.ModelConfig()), REG_LABELS)
+    A = np.column_stack([d.x, np.ones(len(d.y))])
+    r = A @ np.linalg.lstsq(A, d.y, rcond=None)[0] - d.y
+    np.testing.assert_array_equal(fig.data[0].x, d.x[:, -1])  # against the last input (yesterday)
+    np.testing.assert_allclose(fig.data[0].y, r, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(fig.data[-1].x, r, rtol=1e-9, atol=1e-9)  # the histogram
+
+
+def test_regression_surface_view_is_the_loss_over_the_grid_around_polyfit() -> None:
+    from sim import regression as reg
+    from sim.plots.regression import surface_view
+    from sim.regression_data import make_dataset
+
+    d = make_dataset("linear", 30, 0.3, 3)
+    fig = surface_view(d, reg.ModelConfig(), None, REG_LABELS)
+    contour, optimum = fig.data[0], _by_name(fig)["OPTIMUM"]
+    slope, intercept = np.polyfit(d.x[:, 0], d.y, 1)
+    assert (optimum.x[0], optimum.y[0]) == pytest.approx((slope, intercept))
+    i, j = 11, 52
+    w, b = contour.x[j], contour.y[i]
+    assert contour.customdata[i][j] == pytest.approx(np.mean((w * d.x[:, 0] + b - d.y) ** 2) / 2)
+    assert contour.x[0] < min(0, slope) and contour.x[-1] > max(0, slope)  # the start (0, 0) and the minimum
+    path = np.array([[0.0, 0.0], [0.5, 0.2], [1.0, 0.5]])
+    assert set(_by_name(surface_view(d, reg.ModelConfig(), path, REG_LABELS))) >= {"PATH", "START", "OPTIMUM"}
+
+
+def test_regression_outlier_view_draws_both_fits() -> None:
+    from sim import regression as reg
+    from sim.plots.regression import FIT_COLOR, ROBUST_COLOR, outlier_view
+    from sim.regression_data import make_dataset
+
+    d = make_dataset("linear", 30, 0.3, 4, outliers=2, outlier_size=8.0)
+    for loss, colour in (("mse", FIT_COLOR), ("huber", ROBUST_COLOR)):
+        fits = reg.outlier_fits(d, reg.ModelConfig(), loss)
+        traces = _by_name(outlier_view(d, fits, REG_LABELS))
+        assert traces["FIT_ALL"].line.color == colour and traces["FIT_CLEAN"].line.dash == "dot"
+        np.testing.assert_array_equal(traces["FIT_CLEAN"].y, fits.clean)
+    clean = ~d.outlier  # the huber case, last: its clean fit is Huber's too, so check the squared loss's here
+    grid = np.linspace(d.x.min(), d.x.max(), reg.CURVE_POINTS)
+    mse = _by_name(outlier_view(d, reg.outlier_fits(d, reg.ModelConfig(), "mse"), REG_LABELS))
+    np.testing.assert_allclose(mse["FIT_CLEAN"].y, np.polyval(np.polyfit(d.x[clean, 0], d.y[clean], 1), grid),
+                               rtol=1e-9)
+    np.testing.assert_allclose(mse["FIT_ALL"].y, np.polyval(np.polyfit(d.x[:, 0], d.y, 1), grid), rtol=1e-9)
+    none = make_dataset("linear", 30, 0.3, 4)
+    assert "FIT_CLEAN" not in _by_name(outlier_view(none, reg.outlier_fits(none, reg.ModelConfig(), "mse"), REG_LABELS))
+
+
+def test_regression_live_panels() -> None:
+    import json
+
+    from sim import regression as reg
+    from sim.plots.regression import live_panels
+    from sim.regression_data import make_dataset
+
+    d = make_dataset("linear", 30, 0.3, 5)
+    run = reg.GDRun(d.x, d.y, reg.GDConfig(lr=0.3))
+    run.step(5)
+    fit, loss, path = live_panels(run, d, reg.path_background(run), {**REG_LABELS, "fit": "F", "path": "P"})
+    assert (fit["title"], loss["title"], path["title"]) == ("F", "LOSS", "P") and loss["width"] == 314
+    grid = np.linspace(d.x.min(), d.x.max(), reg.CURVE_POINTS)
+    np.testing.assert_allclose(fit["series"][-1]["y"], run.w[0] * grid + run.b, atol=1e-6)
+    assert loss["series"][0]["x"] == list(range(6))
+    np.testing.assert_allclose(loss["series"][0]["y"], run.history, rtol=1e-5)
+    np.testing.assert_allclose(path["series"][-3]["x"], [p[0] for p in run.path], atol=1e-6)
+    json.dumps([fit, loss, path])
+    deg2 = reg.GDRun(d.x, d.y, reg.GDConfig(reg.ModelConfig(degree=2), lr=0.01))
+    panels = live_panels(deg2, d, reg.path_background(deg2), REG_LABELS)
+    assert len(panels) == 2 and panels[1]["width"] == 640

@@ -6,14 +6,19 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from scipy.optimize import minimize
 from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
 
 from sim.regression import (
     COND_LIMIT,
+    CURVE_POINTS,
     LOSSES,
     GDConfig,
     GDRun,
     ModelConfig,
+    axis,
+    curve,
+    design_matrix,
     diagnose,
     explain_step,
     feature_map,
@@ -23,13 +28,19 @@ from sim.regression import (
     least_squares,
     loss_surface,
     loss_value,
+    lr_advice,
     lr_limits,
+    outlier_fits,
+    parameter_count,
+    path_background,
     polynomial_features,
     regression_metrics,
     robust_fit,
+    rule_scores,
+    scores,
     squared_loss_contours,
 )
-from sim.regression_data import DATASETS, make_dataset, parse_regression_csv
+from sim.regression_data import DATASETS, NOTES_EXAMPLE, make_dataset, parse_regression_csv
 from sim.upload import UploadError
 
 NOTES_X, NOTES_Y = np.array([[1.0], [2.0]]), np.array([2.0, 3.0])
@@ -322,3 +333,137 @@ def test_upload_fuzz_raises_only_upload_errors():
         except UploadError:
             continue
         fit(d.x, d.y, ModelConfig(degree=rng.randint(1, 12), standardize=rng.random() < 0.5))
+
+
+# ---------- what the page shows (sim.regression's page functions) ----------
+def test_notes_example_is_the_notes_data():
+    x, y, lr = NOTES_EXAMPLE
+    np.testing.assert_array_equal(x, NOTES_X)
+    np.testing.assert_array_equal(y, NOTES_Y)
+    assert lr == 0.1
+
+
+def test_design_matrix_parameter_count_and_raw_inputs():
+    d = make_dataset("temperature", 12, 0.3, 1)
+    assert parameter_count(d.x, 3) == 2 * 3 + 1 and parameter_count(d.x[:, :1], 1) == 2
+    X = design_matrix(d.x, ModelConfig(degree=2))
+    np.testing.assert_allclose(X, np.column_stack([d.x[:, 0], d.x[:, 0] ** 2, d.x[:, 1], d.x[:, 1] ** 2]))
+    assert ModelConfig().inputs_as_is and np.array_equal(design_matrix(d.x, ModelConfig()), d.x)
+    assert not ModelConfig(degree=2).inputs_as_is and not ModelConfig(standardize=True).inputs_as_is
+    Z = design_matrix(d.x, ModelConfig(standardize=True))
+    np.testing.assert_allclose(Z, (d.x - d.x.mean(axis=0)) / d.x.std(axis=0))
+
+
+def test_axis_is_the_input_the_day_or_the_row():
+    line = make_dataset("linear", 20, 0.3, 0)
+    along, kind = axis(line)
+    assert kind == "input" and np.array_equal(along, line.x[:, 0])
+    temp = make_dataset("temperature", 20, 0.3, 0)
+    along, kind = axis(temp)
+    assert kind == "day" and np.array_equal(along, temp.day)
+    up = parse_regression_csv(b"a,b,y\n" + b"".join(f"{i},{i * i % 7},{i % 5}\n".encode() for i in range(10)))
+    along, kind = axis(up)
+    assert kind == "row" and along.tolist() == list(range(1, 11))
+
+
+@pytest.mark.parametrize("degree", [1, 3])
+def test_curve_of_one_input_is_polyfit_on_an_even_grid(degree):
+    d = make_dataset("quadratic", 40, 0.3, 2)
+    cx, cy = curve(d, fit(d.x, d.y, ModelConfig(degree=degree)))
+    assert len(cx) == CURVE_POINTS and cx[0] == d.x.min() and cx[-1] == d.x.max()
+    np.testing.assert_allclose(np.diff(cx), (d.x.max() - d.x.min()) / (CURVE_POINTS - 1))
+    np.testing.assert_allclose(cy, np.polyval(np.polyfit(d.x[:, 0], d.y, degree), cx), rtol=1e-9, atol=1e-9)
+
+
+def test_curve_of_two_inputs_is_the_predictions_in_day_order():
+    d = make_dataset("temperature", 30, 0.3, 4)
+    cx, cy = curve(d, fit(d.x, d.y, ModelConfig()))
+    order = np.argsort(d.day)
+    A = np.column_stack([d.x, np.ones(len(d.y))])
+    coef, *_ = np.linalg.lstsq(A, d.y, rcond=None)
+    np.testing.assert_array_equal(cx, d.day[order])
+    np.testing.assert_allclose(cy, (A @ coef)[order], rtol=1e-9)
+
+
+def test_scores_and_the_temperature_rule():
+    d = make_dataset("temperature", 50, 0.3, 3)
+    model = fit(d.x, d.y, ModelConfig())
+    m = scores(d, model)
+    assert m["mse"] == pytest.approx(mean_squared_error(d.y, model.predict(d.x)))
+    assert m["r2"] == pytest.approx(r2_score(d.y, model.predict(d.x)))
+    rule = rule_scores(d)
+    assert rule["rmse"] == pytest.approx(np.sqrt(np.mean(((d.x[:, 0] + d.x[:, 1]) / 2 - d.y) ** 2)))
+    assert rule_scores(make_dataset("linear", 10, 0.3, 0)) is None
+
+
+def test_lr_advice_against_the_two_by_two_hessian():
+    d = make_dataset("linear", 25, 0.3, 6)
+    x = d.x[:, 0]
+    # λ_max of [[mean x², mean x], [mean x, 1]] from the quadratic's roots
+    a, c, m = np.mean(x * x), 1.0, np.mean(x)
+    lam = (a + c) / 2 + np.sqrt(((a - c) / 2) ** 2 + m * m)
+    for lr, kind in ((0.9 / lam, "ok"), (1.1 / lam, "zigzag"), (1.9 / lam, "zigzag"), (2.1 / lam, "diverge")):
+        advice = lr_advice(GDRun(d.x, d.y, GDConfig(lr=lr)))
+        assert advice.kind == kind and not advice.minibatch
+        assert advice.zigzag == pytest.approx(1 / lam) and advice.diverge == pytest.approx(2 / lam)
+    assert lr_advice(GDRun(d.x, d.y, GDConfig(ModelConfig(loss="mae"), lr=100.0))).kind == "mae"
+    assert lr_advice(GDRun(d.x, d.y, GDConfig(lr=0.1, batch_size=8))).minibatch
+    assert not lr_advice(GDRun(d.x, d.y, GDConfig(lr=0.1, batch_size=25))).minibatch
+
+
+def test_path_background_is_the_minimum_and_ellipses_at_quartered_start_losses():
+    d = make_dataset("linear", 30, 0.5, 7)
+    run = GDRun(d.x, d.y, GDConfig(lr=0.1))
+    contours, optimum = path_background(run)
+    slope, intercept = np.polyfit(d.x[:, 0], d.y, 1)
+    assert optimum == pytest.approx((slope, intercept))
+    best = np.mean((slope * d.x[:, 0] + intercept - d.y) ** 2) / 2
+    levels = [level for level in np.mean(d.y ** 2) / 2 * 0.25 ** np.arange(6) if level > best]
+    assert len(contours) == len(levels) > 0
+    for level, (ws, bs) in zip(levels, contours):
+        on = [np.mean((w * d.x[:, 0] + b - d.y) ** 2) / 2 for w, b in zip(ws, bs)]
+        np.testing.assert_allclose(on, level, rtol=1e-9)
+    huber = path_background(GDRun(d.x, d.y, GDConfig(ModelConfig(loss="huber", delta=0.5))))
+    assert huber[0] == [] and huber[1] == pytest.approx(tuple(np.append(*robust_fit(d.x, d.y, "huber", 0.5))))
+    assert path_background(GDRun(d.x, d.y, GDConfig(ModelConfig(degree=2)))) is None
+
+
+def test_run_path_array_and_trained_on():
+    d = make_dataset("linear", 20, 0.3, 0)
+    run = GDRun(d.x, d.y, GDConfig(lr=0.1))
+    run.step(3)
+    path = run.path_array()
+    assert path.shape == (4, 2) and np.array_equal(path[0], [0, 0])
+    run.step(1)
+    assert path.shape == (4, 2)  # a copy: the run goes on without it
+    assert run.trained_on(d.y, ModelConfig()) and not run.trained_on(d.y, ModelConfig(standardize=True))
+    assert not run.trained_on(d.y + 1, ModelConfig()) and not run.trained_on(d.y[:-1], ModelConfig())
+
+
+def test_outlier_fits_against_polyfit_with_and_without_the_outliers():
+    d = make_dataset("linear", 40, 0.3, 8, outliers=3, outlier_size=6.0)
+    o = outlier_fits(d, ModelConfig(degree=2, loss="huber", delta=1.5), "mse")
+    grid = np.linspace(d.x.min(), d.x.max(), CURVE_POINTS)
+    with_all = np.polyval(np.polyfit(d.x[:, 0], d.y, 2), grid)
+    clean = ~d.outlier
+    without = np.polyval(np.polyfit(d.x[clean, 0], d.y[clean], 2), grid)
+    assert o.loss == "mse" and not o.fit.overflow
+    np.testing.assert_allclose(o.curve[0], grid)
+    np.testing.assert_allclose(o.curve[1], with_all, rtol=1e-9)
+    np.testing.assert_allclose(o.clean, without, rtol=1e-9)
+    shift = np.sqrt(np.mean((with_all - without) ** 2))
+    assert o.shift == pytest.approx(shift) and o.shift_units == pytest.approx(shift / d.scale)
+    huber = outlier_fits(d, ModelConfig(degree=2), "huber")
+    assert huber.shift < o.shift  # Huber's curve moves less
+    A = np.column_stack([np.ones(len(d.y)), d.x[:, 0], d.x[:, 0] ** 2])
+    coef = minimize(lambda c: loss_value(A @ c - d.y, "huber", 1.0), np.zeros(3), method="BFGS", tol=1e-12).x
+    np.testing.assert_allclose(huber.curve[1], np.polyval(coef[::-1], grid), atol=1e-4)
+    none = outlier_fits(make_dataset("linear", 40, 0.3, 8), ModelConfig(), "mse")
+    assert none.clean is None and none.shift is None and none.curve is not None
+
+
+def test_outlier_fits_overflow():
+    up = parse_regression_csv(("x,y\n" + "\n".join(f"{i}e300,{i}" for i in range(-6, 6))).encode())
+    o = outlier_fits(up, ModelConfig(degree=4), "huber")
+    assert o.fit.overflow and o.curve is None and o.shift is None
+    assert fit(up.x, up.y, ModelConfig(degree=4)).overflow and not fit(NOTES_X, NOTES_Y, ModelConfig()).overflow

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from sim.attention import MultiHeadAttention
-from sim.plots.shapes import flow_figure, flow_layout, human_bytes, kv_figure, step_table
+from sim.plots.shapes import HIGHLIGHT, flow_figure, flow_layout, human_bytes, kv_figure, step_table
 from sim.shapes import (PRESETS, ShapeConfig, ShapeError, block_of, build_model, check_kv_heads, check_model,
                         collapse_repeats, follow, kv_cache_bytes, kv_cache_options, memory_needed, shape_chain,
                         totals, trace_model, trace_shapes)
@@ -315,7 +315,7 @@ def test_flow_figure_draws_every_node_and_highlights_the_path():
     fig = flow_figure(trace.steps, [(2, 5)], labels, highlight=path, block=("blocks.0", 2))
     boxes = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(boxes) == len(trace.steps) + 1 + 1  # steps, the input, the block's frame
-    assert sum(b.line.color == "#c62828" for b in boxes) == len(path)
+    assert sum(b.line.color == HIGHLIGHT for b in boxes) == len(path)
     assert "[2, 5, 4, 2]" in " ".join(fig.data[2].text) and "blocks.0 × 2" in " ".join(fig.data[2].text)
 
 

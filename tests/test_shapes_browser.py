@@ -7,12 +7,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from sim.plots.shapes import COLOURS, HIGHLIGHT
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 ZH, EN = catalogue("zh"), catalogue("en")
-RED = (198, 40, 40)  # the highlighted path (#c62828)
-BLUE_FILL = (214, 232, 247)  # matrix-product boxes (#d6e8f7)
+RGB = lambda colour: tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))  # noqa: E731
+RED = RGB(HIGHLIGHT)  # the highlighted path
+BLUE_FILL = RGB(COLOURS["matmul"][0])  # matrix-product boxes
 
 
 def open_shapes(page, server, query):

@@ -1,22 +1,32 @@
-"""The canvas components (live_common.js: colours, frame player, + the component's own script)."""
+"""The canvas components (live_common.js: colours, panels, frame player, + the component's own script)."""
 import json
 from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from sim.plots.palette import PALETTE
+
 _HERE = Path(__file__).parent
 
 
+def component_script(script: Path, stylesheet: Path) -> str:
+    """The JS of a canvas component: the palette, its stylesheet, ui/live_common.js, then its own script.
+
+    The stylesheet travels inside the script (the component writes it into its own <style>), which works the
+    same whether or not the component is isolated in a shadow root; it reads the palette as --mlsim-<name>.
+    """
+    colours = ";".join(f"--mlsim-{k}:{v}" for k, v in PALETTE.items())
+    style = json.dumps(f":root{{{colours}}}\n" + stylesheet.read_text(encoding="utf-8"))
+    return "\n".join([f"const PALETTE = {json.dumps(PALETTE)};", f"const STYLE = {style};",
+                      (_HERE / "live_common.js").read_text(encoding="utf-8"), script.read_text(encoding="utf-8")])
+
+
 def live_component(name: str, script: str, stylesheet: str, folder: Path = _HERE):
-    """A Streamlit v2 component whose JS is ui/live_common.js followed by `script` (files in `folder`)."""
-    # the stylesheet travels inside the script (the component writes it into its own <style>),
-    # which works the same whether or not the component is isolated in a shadow root
-    style = json.dumps((folder / stylesheet).read_text(encoding="utf-8"))
-    js = "\n".join([f"const STYLE = {style};", (_HERE / "live_common.js").read_text(encoding="utf-8"),
-                    (folder / script).read_text(encoding="utf-8")])
+    """A Streamlit v2 component from `script` and `stylesheet` (files in `folder`), see component_script."""
     # plain DOM (not a shadow root), so page-level tools and the browser tests can see the canvases
-    return st.components.v2.component(name, js=js, isolate_styles=False)
+    return st.components.v2.component(name, js=component_script(folder / script, folder / stylesheet),
+                                      isolate_styles=False)
 
 
 def in_fragment_rerun() -> bool:

@@ -78,7 +78,7 @@ def payload(trainer, frames: list[dict], *, seq: int, status: str, threshold: fl
     _STATIC[trainer] = now
     train_xy, train_y = enc.encode_points(trainer.X_train, trainer.y_train, problem)
     test_xy, test_y = enc.encode_points(trainer.X_test, trainer.y_test, problem)
-    data.update(curve=enc.curve(trainer.history),
+    data.update(curve=enc.curve_panel(trainer.history, labels),
                 points={"train_xy": train_xy, "train_y": train_y, "test_xy": test_xy, "test_y": test_y},
                 net=_network(trainer, trainer.config.activation, input_labels, titles))
     return data

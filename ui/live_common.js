@@ -1,12 +1,14 @@
-// Shared by the live components: colours, byte decoding, and the frame player.
+// Shared by the canvas components: colours, byte decoding, the panels, and the frame player.
 // Python sends a few frames (real model snapshots, taken one after another) per fragment rerun;
 // the player shows them at a steady pace, so the picture moves smoothly although every rerun is
 // a round trip. While playing, the browser asks for the next update once it has taken this one in
 // (a trigger value, which reruns the fragment): a browser that falls behind asks less often, so a
 // class of slow laptops is never sent more than it can draw, and every update carries the newest
 // frames. Nothing here computes model output: it only turns bytes and numbers into pixels.
-const ORANGE = [245, 147, 34], BLUE = [8, 119, 189], WHITE = [255, 255, 255];
-const CLASS = [[245, 147, 34], [8, 119, 189], [44, 160, 44], [148, 103, 189], [214, 39, 40]];
+// PALETTE (assets/palette.json) is defined before this file by ui.components.component_script
+const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+const ORANGE = rgb(PALETTE.orange), BLUE = rgb(PALETTE.blue), WHITE = rgb(PALETTE.white);
+const CLASS = ['orange', 'blue', 'green', 'purple', 'red'].map((k) => rgb(PALETTE[k]));  // class k's colour
 const FRAME_MS = 1000 / 40;  // playback pace; frames beyond a short backlog are skipped
 const SLACK_MS = 6;  // animation callbacks arrive irregularly: draw when a frame is nearly due
 // counters read by the browser benchmarks: updates received, frames drawn, last epoch
@@ -17,6 +19,96 @@ const mix = (a, b, t) => [0, 1, 2].map((i) => a[i] + (b[i] - a[i]) * t);
 const css = (c) => `rgb(${c[0] | 0},${c[1] | 0},${c[2] | 0})`;
 // value in [0, 1] -> orange (0) . white (0.5) . blue (1), as in TensorFlow Playground
 const diverging = (v) => (v < 0.5 ? mix(ORANGE, WHITE, v * 2) : mix(WHITE, BLUE, (v - 0.5) * 2));
+
+// ---------- panels (built in Python by sim.plots.panels): one drawing function per type ----------
+const PANEL_MARGIN = { left: 54, right: 10, top: 22, bottom: 32 };
+
+// about five round tick values covering [lo, hi]
+function ticks(lo, hi) {
+  const span = hi - lo || 1, step0 = Math.pow(10, Math.floor(Math.log10(span / 5)));
+  const step = [1, 2, 5, 10].map((m) => m * step0).find((s) => span / s <= 6) || step0 * 10;
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
+  return out;
+}
+
+const fmtTick = (v) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(0) : String(+v.toPrecision(4)));
+
+function extent(p, axis) {
+  const given = p[axis + '_range'];
+  if (given) return given;
+  let lo = Infinity, hi = -Infinity;
+  p.series.forEach((s) => s[axis].forEach((v) => { if (v !== null && (axis === 'x' || !p.log_y || v > 0)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }));
+  if (!isFinite(lo)) return [0, 1];
+  if (lo === hi) return [lo - 1, hi + 1];
+  const pad = axis === 'y' && !p.log_y ? (hi - lo) * 0.05 : 0;
+  return [lo - pad, hi + pad];
+}
+
+function drawXY(ctx, p) {
+  const W = p.width, H = p.height, pw = W - PANEL_MARGIN.left - PANEL_MARGIN.right, ph = H - PANEL_MARGIN.top - PANEL_MARGIN.bottom;
+  const [x0, x1] = extent(p, 'x');
+  let [y0, y1] = extent(p, 'y');
+  const ty = (v) => (p.log_y ? Math.log10(Math.max(v, 1e-12)) : v);
+  if (p.log_y) { y0 = ty(y0); y1 = ty(y1); if (y0 === y1) { y0 -= 1; y1 += 1; } }
+  const X = (v) => PANEL_MARGIN.left + ((v - x0) / (x1 - x0)) * pw;
+  const Y = (v) => PANEL_MARGIN.top + ph - ((ty(v) - y0) / (y1 - y0)) * ph;
+  ctx.font = '11px sans-serif'; ctx.fillStyle = PALETTE.text; ctx.strokeStyle = PALETTE.rule; ctx.lineWidth = 1;
+  ticks(x0, x1).forEach((v) => { const x = X(v); ctx.beginPath(); ctx.moveTo(x, PANEL_MARGIN.top); ctx.lineTo(x, PANEL_MARGIN.top + ph); ctx.stroke(); ctx.fillText(fmtTick(v), x - 8, H - PANEL_MARGIN.bottom + 13); });
+  const yTicks = p.log_y ? ticks(y0, y1).filter((v) => Number.isInteger(v)) : ticks(y0, y1);  // decades only
+  yTicks.forEach((v) => { const y = PANEL_MARGIN.top + ph - ((v - y0) / (y1 - y0)) * ph; ctx.beginPath(); ctx.moveTo(PANEL_MARGIN.left, y); ctx.lineTo(PANEL_MARGIN.left + pw, y); ctx.stroke(); ctx.fillText(p.log_y ? '1e' + v : fmtTick(v), 14, y + 4); });
+  ctx.strokeStyle = PALETTE.guide; ctx.strokeRect(PANEL_MARGIN.left, PANEL_MARGIN.top, pw, ph);
+  ctx.save(); ctx.beginPath(); ctx.rect(PANEL_MARGIN.left, PANEL_MARGIN.top, pw, ph); ctx.clip();
+  p.series.forEach((s) => {
+    ctx.strokeStyle = ctx.fillStyle = s.color; ctx.lineWidth = s.width; ctx.setLineDash(s.dash ? [5, 4] : []);
+    if (s.kind === 'line') {
+      ctx.beginPath(); let pen = false;
+      s.x.forEach((xv, i) => { const yv = s.y[i]; if (xv === null || yv === null || (p.log_y && yv <= 0)) { pen = false; return; }
+        pen ? ctx.lineTo(X(xv), Y(yv)) : ctx.moveTo(X(xv), Y(yv)); pen = true; });
+      ctx.stroke();
+    } else {
+      s.x.forEach((xv, i) => { const yv = s.y[i]; if (xv === null || yv === null) return; ctx.beginPath(); ctx.arc(X(xv), Y(yv), s.size, 0, 2 * Math.PI); ctx.fill(); });
+    }
+  });
+  ctx.restore(); ctx.setLineDash([]);
+  ctx.fillStyle = PALETTE.ink; ctx.font = '12px sans-serif'; ctx.fillText(p.title, PANEL_MARGIN.left, 14);
+  ctx.fillStyle = PALETTE.text; ctx.font = '11px sans-serif'; ctx.fillText(p.x_label, PANEL_MARGIN.left + pw / 2 - 20, H - 3);
+  if (p.y_label) { ctx.save(); ctx.translate(9, PANEL_MARGIN.top + ph / 2 + 20); ctx.rotate(-Math.PI / 2); ctx.fillText(p.y_label, 0, 0); ctx.restore(); }
+  const labelled = p.series.filter((s) => s.label);  // legend, as wide as its longest label
+  const lw = Math.max(0, ...labelled.map((s) => ctx.measureText(s.label).width)) + 20;
+  let ly = PANEL_MARGIN.top + 12;
+  labelled.forEach((s) => { ctx.fillStyle = s.color; ctx.fillRect(PANEL_MARGIN.left + pw - lw, ly - 7, 10, 3); ctx.fillStyle = PALETTE.ink; ctx.fillText(s.label, PANEL_MARGIN.left + pw - lw + 14, ly - 2); ly += 13; });
+}
+
+function drawHeatmap(ctx, p) {
+  const rl = p.row_labels ? 44 : 6, top = p.col_labels ? 36 : 20;
+  const cw = (p.width - rl - 4) / p.cols, ch = (p.height - top - 4) / p.rows;
+  const px = bytes(p.data), mask = p.mask ? bytes(p.mask) : null;
+  for (let r = 0; r < p.rows; r++) for (let c = 0; c < p.cols; c++) {
+    const i = r * p.cols + c, x = rl + c * cw, y = top + r * ch;
+    if (mask && mask[i]) {  // masked: grey with diagonal hatching, never a colour that reads as a weight
+      ctx.fillStyle = PALETTE.masked; ctx.fillRect(x, y, cw, ch);
+      ctx.strokeStyle = PALETTE.line; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x, y + ch); ctx.lineTo(x + cw, y); ctx.stroke();
+      continue;
+    }
+    const v = px[i] / 255;
+    ctx.fillStyle = css(p.colormap === 'diverging' ? diverging(v) : mix(WHITE, BLUE, v));
+    ctx.fillRect(x, y, cw + 0.5, ch + 0.5);
+    if (p.text && cw > 26 && ch > 13) { ctx.fillStyle = v > 0.6 ? PALETTE.white : PALETTE.ink; ctx.font = '10px sans-serif'; ctx.fillText(p.text[i], x + 3, y + ch / 2 + 4); }
+  }
+  ctx.fillStyle = PALETTE.ink; ctx.font = '11px sans-serif';
+  if (p.row_labels) p.row_labels.forEach((l, r) => ctx.fillText(String(l).slice(0, 6), 2, top + r * ch + ch / 2 + 4));
+  if (p.col_labels) p.col_labels.forEach((l, c) => { ctx.save(); ctx.translate(rl + c * cw + cw / 2 + 3, top - 3); ctx.rotate(-Math.PI / 3); ctx.fillText(String(l).slice(0, 6), 0, 0); ctx.restore(); });
+  ctx.fillStyle = PALETTE.ink; ctx.font = '12px sans-serif'; ctx.fillText(p.title, rl, 13);
+}
+
+// a panel of any type, on a canvas made its size
+function paintPanel(canvas, p) {
+  if (canvas.width !== p.width || canvas.height !== p.height) { canvas.width = p.width; canvas.height = p.height; }
+  const ctx = canvas.getContext('2d');
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  (p.type === 'heatmap' ? drawHeatmap : drawXY)(ctx, p);
+}
 
 // Queue the frames of a new update and keep one animation loop running that draws them; while playing,
 // ask for the next update at the next animation frame (a browser too busy to paint does not ask).

@@ -1,5 +1,5 @@
 // Live view of the classification lab: decision boundary, network diagram and loss curve.
-// (Colours, decoding and the frame player come from live_common.js.)
+// (Colours, decoding, the panel drawings and the frame player come from live_common.js.)
 
 function setup(root) {
   root.innerHTML = `<style>${STYLE}</style>
@@ -8,7 +8,7 @@ function setup(root) {
       <canvas class="lv-net" data-testid="live-network"></canvas>
       <div class="lv-right">
         <canvas class="lv-boundary" data-testid="live-boundary" width="360" height="360"></canvas>
-        <canvas class="lv-curve" data-testid="live-curve" width="360" height="90"></canvas>
+        <canvas class="lv-curve" data-testid="live-curve"></canvas>
       </div>
     </div>`;
   const q = (s) => root.querySelector(s);
@@ -112,29 +112,15 @@ function drawNet(S) {
   let k = 0;
   pos.forEach((col, c) => col.forEach(([x, y], r) => {
     drawGrid(ctx, thumb, n.thumbs[k++], n.thumbs_res, x, y, box);
-    ctx.strokeStyle = '#666'; ctx.lineWidth = 1; ctx.strokeRect(x, y, box, box);
-    if (c === 0) { ctx.fillStyle = '#333'; ctx.font = '12px sans-serif'; ctx.fillText(n.inputs[r], 4, y + box / 2 + 4); }
+    ctx.strokeStyle = PALETTE.neutral; ctx.lineWidth = 1; ctx.strokeRect(x, y, box, box);
+    if (c === 0) { ctx.fillStyle = PALETTE.ink; ctx.font = '12px sans-serif'; ctx.fillText(n.inputs[r], 4, y + box / 2 + 4); }
   }));
-  ctx.fillStyle = '#555'; ctx.font = '11px sans-serif';
+  ctx.fillStyle = PALETTE.text; ctx.font = '11px sans-serif';
   pos.forEach((col, c) => ctx.fillText(n.titles[c], col[0][0], H - 4));
 }
 
 function drawCurve(S) {
-  const d = S.data, cv = d.curve, ctx = S.curve.getContext('2d'), W = S.curve.width, H = S.curve.height;
-  ctx.clearRect(0, 0, W, H);
-  ctx.strokeStyle = '#ddd'; ctx.strokeRect(0.5, 0.5, W - 1, H - 1);
-  const all = cv.train.concat(cv.test).filter((v) => v !== null && isFinite(v));
-  if (cv.epochs.length < 2 || !all.length) return;
-  const hi = Math.max(...all) * 1.05 || 1, e0 = cv.epochs[0], e1 = cv.epochs[cv.epochs.length - 1] || 1;
-  [[cv.train, ORANGE], [cv.test, BLUE]].forEach(([ys, colour]) => {
-    ctx.beginPath();
-    ys.forEach((v, i) => {
-      const x = 4 + (cv.epochs[i] - e0) / Math.max(1, e1 - e0) * (W - 8), y = H - 4 - (v / hi) * (H - 8);
-      i ? ctx.lineTo(x, y) : ctx.moveTo(x, y);
-    });
-    ctx.lineWidth = 1.6; ctx.strokeStyle = css(colour); ctx.stroke();
-  });
-  ctx.fillStyle = '#555'; ctx.font = '10px sans-serif'; ctx.fillText(hi.toFixed(2), 4, 11);
+  paintPanel(S.curve, S.data.curve);
 }
 
 export default function (component) {

@@ -1,7 +1,7 @@
 """The sidebar shared by every page: language switch and device banner."""
 import streamlit as st
 
-from sim.gpu import DeviceInfo, device_info
+from sim.gpu.measure import DeviceInfo, device_info
 from ui.i18n import LANGS, t
 
 LANG_NAMES = {"zh": "中文", "en": "English"}

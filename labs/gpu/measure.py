@@ -7,10 +7,11 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from sim.gpu import DTYPE_BYTES, IMPLS, free_memory, measure_attention, memory_needed, plan_click
-from sim.gpu_bench import PRESETS
-from sim.gpu_report import MAX_BYTES, SIMULATED, Report, ReportError, bundled_reports, load_report, parse_report, run_row
-from sim.memsim import MemsimError, attention_io, block_sizes
+from sim.gpu.bench import PRESETS
+from sim.gpu.measure import DTYPE_BYTES, IMPLS, free_memory, measure_attention, memory_needed, plan_click
+from sim.gpu.memsim import MemsimError, attention_io, block_sizes
+from sim.gpu.report import (MAX_BYTES, SIMULATED, Report, ReportError, bundled_reports, load_report, parse_report,
+                            run_row)
 from sim.plots.gpu_measure import fig2_figure, scaling_figures, throughput_figure, traffic_figure
 from sim.plots.shapes import human_bytes
 from sim.text import html, md

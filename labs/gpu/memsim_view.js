@@ -2,8 +2,8 @@
 // between HBM, L2 and the SRAM of one SM, the running byte counters rise, and the blocks of the score matrix
 // change state. Everything plays here: the controls never wait for the server. Python sends the byte counts.
 // (Colours and the frame counters come from live_common.js.)
-const TENSOR = { Q: BLUE, K: ORANGE, V: CLASS[2], O: CLASS[3], S: CLASS[4], P: [140, 86, 75] };
-const CELL = [[246, 246, 246], mix(WHITE, BLUE, 0.45), [217, 217, 217], mix(WHITE, ORANGE, 0.7)];  // by state code
+const TENSOR = { Q: BLUE, K: ORANGE, V: CLASS[2], O: CLASS[3], S: CLASS[4], P: rgb(PALETTE.brown) };
+const CELL = [mix(WHITE, rgb(PALETTE.masked), 0.25), mix(WHITE, BLUE, 0.45), rgb(PALETTE.masked), mix(WHITE, ORANGE, 0.7)];  // by state code
 const HBM_BG = mix(WHITE, ORANGE, 0.12), L2_BG = mix(WHITE, CLASS[2], 0.12), SM_BG = mix(WHITE, BLUE, 0.1);
 const TRAVEL_MS = 450;  // a tile's trip after Step; while playing, a trip takes most of a step
 const MIN_TRAVEL_MS = 60;  // steps shorter than this show the tile where it arrives
@@ -160,15 +160,15 @@ const centre = (r) => [r.x + r.w / 2, r.y + r.h / 2];
 function box(ctx, r, bg, border, title) {
   ctx.fillStyle = css(bg); ctx.fillRect(r.x, r.y, r.w, r.h);
   ctx.strokeStyle = css(border); ctx.lineWidth = 1.5; ctx.strokeRect(r.x, r.y, r.w, r.h);
-  ctx.fillStyle = '#222'; ctx.font = '600 13px sans-serif'; ctx.fillText(title, r.x + 8, r.y + 18);
+  ctx.fillStyle = PALETTE.ink; ctx.font = '600 13px sans-serif'; ctx.fillText(title, r.x + 8, r.y + 18);
 }
 
 function tile(ctx, [x, y], t, name, dashed) {
   const w = 50, h = 28;
   ctx.fillStyle = css(mix(WHITE, TENSOR[t], 0.8)); ctx.fillRect(x - w / 2, y - h / 2, w, h);
-  ctx.strokeStyle = dashed ? css(CLASS[2]) : '#222'; ctx.lineWidth = 2; ctx.setLineDash(dashed ? [4, 3] : []);
+  ctx.strokeStyle = dashed ? css(CLASS[2]) : PALETTE.ink; ctx.lineWidth = 2; ctx.setLineDash(dashed ? [4, 3] : []);
   ctx.strokeRect(x - w / 2, y - h / 2, w, h); ctx.setLineDash([]);
-  ctx.fillStyle = '#fff'; ctx.font = '600 12px sans-serif'; ctx.textAlign = 'center'; ctx.fillText(name, x, y + 4, w - 4);
+  ctx.fillStyle = PALETTE.white; ctx.font = '600 12px sans-serif'; ctx.textAlign = 'center'; ctx.fillText(name, x, y + 4, w - 4);
   ctx.textAlign = 'left';
 }
 
@@ -191,22 +191,22 @@ function drawDiagram(S, phase) {
   const hbmEdge = G.hbm.x + G.hbm.w;
   const links = G.l2 ? [[hbmEdge, G.l2.x, !hit], [G.l2.x + G.l2.w, G.sm.x, true]] : [[hbmEdge, G.sm.x, true]];
   links.forEach(([x0, x1, used]) => {
-    ctx.strokeStyle = moving && used ? css(TENSOR[t]) : '#d0d0d0'; ctx.lineWidth = 10;
+    ctx.strokeStyle = moving && used ? css(TENSOR[t]) : PALETTE.masked; ctx.lineWidth = 10;
     ctx.beginPath(); ctx.moveTo(x0, midY); ctx.lineTo(x1, midY); ctx.stroke();
   });
   box(ctx, G.hbm, HBM_BG, ORANGE, L.hbm);
   d.tensors.forEach((name) => {
     const r = G.slots[name], active = name === t && (a === 'load' || a === 'store') && !hit;
     ctx.fillStyle = css(mix(WHITE, TENSOR[name], 0.25)); ctx.fillRect(r.x, r.y, r.w, r.h);
-    ctx.strokeStyle = active ? '#222' : css(TENSOR[name]); ctx.lineWidth = active ? 3 : 1;
+    ctx.strokeStyle = active ? PALETTE.ink : css(TENSOR[name]); ctx.lineWidth = active ? 3 : 1;
     ctx.strokeRect(r.x, r.y, r.w, r.h);
-    ctx.fillStyle = '#222'; ctx.font = '600 18px sans-serif'; ctx.fillText(name, r.x + 8, r.y + 26);
+    ctx.fillStyle = PALETTE.ink; ctx.font = '600 18px sans-serif'; ctx.fillText(name, r.x + 8, r.y + 26);
     ctx.font = '11px sans-serif'; ctx.fillText(name === 'S' || name === 'P' ? 'N×N' : 'N×d', r.x + 8, r.y + 48);
   });
   if (G.l2) {
     box(ctx, G.l2, L2_BG, CLASS[2], L.l2);
     if (a === 'load' && k >= 0 && e.hit[k] !== null) {
-      ctx.fillStyle = hit ? css(CLASS[2]) : '#888'; ctx.font = '600 13px sans-serif';
+      ctx.fillStyle = hit ? css(CLASS[2]) : PALETTE.guide; ctx.font = '600 13px sans-serif';
       ctx.fillText(hit ? L.l2_hit : L.l2_miss, G.l2.x + 8, G.l2.y + G.l2.h - 12);
     }
   }
@@ -216,19 +216,19 @@ function drawDiagram(S, phase) {
   Object.entries(G.chip).forEach(([name, r]) => {
     const arriving = name === t && a === 'load' && phase < 1, here = held[name] && !arriving;
     ctx.setLineDash(here ? [] : [3, 3]); ctx.lineWidth = 1; ctx.strokeStyle = css(TENSOR[name]);
-    ctx.fillStyle = here ? css(mix(WHITE, TENSOR[name], 0.35)) : '#fff';
+    ctx.fillStyle = here ? css(mix(WHITE, TENSOR[name], 0.35)) : PALETTE.white;
     ctx.fillRect(r.x, r.y, r.w, r.h); ctx.strokeRect(r.x, r.y, r.w, r.h); ctx.setLineDash([]);
-    ctx.fillStyle = here ? '#222' : '#bbb'; ctx.font = '600 12px sans-serif';
+    ctx.fillStyle = here ? PALETTE.ink : PALETTE.line; ctx.font = '600 12px sans-serif';
     ctx.fillText(here ? held[name] : name, r.x + 5, r.y + 28, r.w - 8);
   });
   const c = G.compute;
-  ctx.fillStyle = '#fff'; ctx.fillRect(c.x, c.y, c.w, c.h);
+  ctx.fillStyle = PALETTE.white; ctx.fillRect(c.x, c.y, c.w, c.h);
   if (a === 'compute') {  // a flash: strongest mid-step
     ctx.fillStyle = css(mix(WHITE, TENSOR[t], 0.35 + 0.45 * Math.sin(Math.PI * phase)));
     ctx.fillRect(c.x, c.y, c.w, c.h);
   }
   if (a === 'skip') {
-    ctx.fillStyle = css(CELL[2]); ctx.fillRect(c.x, c.y, c.w, c.h); ctx.strokeStyle = '#a0a0a0'; ctx.lineWidth = 1;
+    ctx.fillStyle = css(CELL[2]); ctx.fillRect(c.x, c.y, c.w, c.h); ctx.strokeStyle = PALETTE.line; ctx.lineWidth = 1;
     ctx.save(); ctx.beginPath(); ctx.rect(c.x, c.y, c.w, c.h); ctx.clip();
     ctx.beginPath();
     for (let x = c.x - c.h; x < c.x + c.w; x += 12) { ctx.moveTo(x, c.y + c.h); ctx.lineTo(x + c.h, c.y); }
@@ -236,7 +236,7 @@ function drawDiagram(S, phase) {
     ctx.restore();
   }
   ctx.strokeStyle = css(BLUE); ctx.lineWidth = 1.5; ctx.strokeRect(c.x, c.y, c.w, c.h);
-  ctx.fillStyle = '#222'; ctx.font = '600 12px sans-serif'; ctx.fillText(L.compute, c.x + 8, c.y + 18);
+  ctx.fillStyle = PALETTE.ink; ctx.font = '600 12px sans-serif'; ctx.fillText(L.compute, c.x + 8, c.y + 18);
   if (a === 'compute') { ctx.font = '600 16px sans-serif'; ctx.fillText(tileName(d, k), c.x + 8, c.y + 52); }
   if (a === 'skip') { ctx.font = '600 14px sans-serif'; ctx.fillText(L.masked, c.x + 8, c.y + 52); }
   if (moving) {  // the tile on its way: HBM -> (L2 ->) SRAM for a load, back for a store; an L2 hit starts at L2
@@ -257,19 +257,19 @@ function drawGrid(S) {
   S.cells.forEach((s, i) => { px.set(CELL[s], i * 4); px[i * 4 + 3] = 255; });
   S.offCtx.putImageData(S.img, 0, 0);
   ctx.clearRect(0, 0, ctx.canvas.width, ctx.canvas.height);
-  ctx.fillStyle = '#555'; ctx.font = '11px sans-serif'; ctx.fillText(L.keys, x0, 12);
+  ctx.fillStyle = PALETTE.text; ctx.font = '11px sans-serif'; ctx.fillText(L.keys, x0, 12);
   ctx.save(); ctx.translate(4, y0); ctx.rotate(Math.PI / 2); ctx.fillText(L.queries, 0, 0); ctx.restore();  // downwards
   ctx.save(); ctx.beginPath(); ctx.rect(x0, y0, MATRIX, MATRIX); ctx.clip();
   ctx.imageSmoothingEnabled = false;  // blocks stay sharp; the last, partial block is cut at the matrix edge
   ctx.drawImage(S.off, x0, y0, cw * d.t_c, ch * d.t_r);
   if (Math.min(cw, ch) >= 5) {  // big enough for the hatching of masked blocks and the block borders
-    ctx.strokeStyle = '#a0a0a0'; ctx.lineWidth = 1;
+    ctx.strokeStyle = PALETTE.line; ctx.lineWidth = 1;
     S.cells.forEach((s, i) => {
       if (s !== 2) return;
       const x = x0 + (i % d.t_c) * cw, y = y0 + Math.floor(i / d.t_c) * ch;
       ctx.beginPath(); ctx.moveTo(x, y + ch); ctx.lineTo(x + cw, y); ctx.stroke();
     });
-    ctx.strokeStyle = '#fff';
+    ctx.strokeStyle = PALETTE.white;
     ctx.beginPath();
     for (let j = 1; j < d.t_c; j++) { ctx.moveTo(x0 + j * cw, y0); ctx.lineTo(x0 + j * cw, y0 + MATRIX); }
     for (let i = 1; i < d.t_r; i++) { ctx.moveTo(x0, y0 + i * ch); ctx.lineTo(x0 + MATRIX, y0 + i * ch); }
@@ -280,13 +280,13 @@ function drawGrid(S) {
     ctx.fillStyle = band;
     if (row !== null && d.t_r > 1) ctx.fillRect(x0, y0 + row * ch, MATRIX, Math.max(ch, 3));
     if (col !== null && d.t_c > 1) ctx.fillRect(x0 + col * cw, y0, Math.max(cw, 3), MATRIX);
-    ctx.strokeStyle = '#222'; ctx.lineWidth = 2;
+    ctx.strokeStyle = PALETTE.ink; ctx.lineWidth = 2;
     const run = e.cells[k];
     if (run) ctx.strokeRect(x0 + run[1] * cw, y0 + run[0] * ch, Math.max((run[2] - run[1]) * cw, 3), Math.max(ch, 3));
     else if (row !== null && col !== null) ctx.strokeRect(x0 + col * cw, y0 + row * ch, Math.max(cw, 3), Math.max(ch, 3));
   }
   ctx.restore();
-  ctx.strokeStyle = '#999'; ctx.lineWidth = 1; ctx.strokeRect(x0 - 0.5, y0 - 0.5, MATRIX + 1, MATRIX + 1);
+  ctx.strokeStyle = PALETTE.guide; ctx.lineWidth = 1; ctx.strokeRect(x0 - 0.5, y0 - 0.5, MATRIX + 1, MATRIX + 1);
 }
 
 // ---- texts: controls, caption, counters ---------------------------------------------------------------
@@ -332,7 +332,7 @@ function showLabels(S) {
     row.querySelector('.ma-of').textContent = fill(L.of_total, { total: human(d.counters[name][n - 1]) });
     row.querySelector('i').style.background = css(colour);
   });
-  const hatch = 'repeating-linear-gradient(135deg, #d9d9d9 0 4px, #a0a0a0 4px 5px)';
+  const hatch = `repeating-linear-gradient(135deg, ${PALETTE.masked} 0 4px, ${PALETTE.line} 4px 5px)`;
   S.text.legend.innerHTML = d.states.map((s, c) =>
     `<span><i style="background:${c === 2 ? hatch : css(CELL[c])}"></i>${L['state.' + s]}</span>`).join('')
     + `<span><i class="ma-current"></i>${L.current}</span>`;

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from sim.memsim import MAX_EVENTS, IOReport
+from sim.gpu.memsim import MAX_EVENTS, IOReport
 from sim.plots.memsim_anim import animation_payload, largest_animated_n
 from ui.components import live_component
 from ui.i18n import t

@@ -1,10 +1,10 @@
 """GPU memory hierarchy lab: the bytes one attention pass moves, simulated tile by tile and measured here."""
 import streamlit as st
 
-from sim.gpu import DTYPE_BYTES
-from sim.gpu_bench import PRESETS as BENCH_PRESETS
-from sim.io_sweeps import Chip, SweepPoint, l2_affordable, n_sweep, sram_sweep
-from sim.memsim import GPUS, MAX_EVENTS, IOReport, MemsimError, attention_io, gpu_for, roofline
+from sim.gpu.bench import PRESETS as BENCH_PRESETS
+from sim.gpu.measure import DTYPE_BYTES
+from sim.gpu.memsim import GPUS, MAX_EVENTS, IOReport, MemsimError, attention_io, gpu_for, roofline
+from sim.gpu.sweeps import Chip, SweepPoint, l2_affordable, n_sweep, sram_sweep
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 from sim.plots.shapes import human_bytes, human_count
 from labs.gpu.measure import measure_section

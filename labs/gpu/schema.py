@@ -1,6 +1,6 @@
 """URL/widget schema of the GPU memory hierarchy lab: the attention size, the chip modelled, the view."""
-from sim.gpu import IMPLS
-from sim.memsim import GPUS
+from sim.gpu.measure import IMPLS
+from sim.gpu.memsim import GPUS
 from ui.schema import Param
 
 BLOCKS = (0, 16, 32, 64, 128, 256)  # 0: Algorithm 1's rule from the SRAM size

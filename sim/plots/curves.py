@@ -1,15 +1,16 @@
 """Training curves: loss and accuracy against epoch, train in orange and test in blue.
 
-Also holds the palette and compact layout the other metric figures share.
+Also holds the compact layout the other metric figures share.
 """
 
 import plotly.graph_objects as go
 
 from sim.history import decimate
+from sim.plots.palette import BLUE, GUIDE, ORANGE
 
-TRAIN_COLOR = "#f59322"  # TensorFlow Playground orange
-TEST_COLOR = "#0877bd"  # TensorFlow Playground blue
-GUIDE_COLOR = "#9e9e9e"  # reference lines (chance diagonal)
+TRAIN_COLOR = ORANGE  # TensorFlow Playground's colours
+TEST_COLOR = BLUE
+GUIDE_COLOR = GUIDE  # reference lines (chance diagonal)
 HEIGHT = 280
 
 

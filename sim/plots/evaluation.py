@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from sim.plots.curves import GUIDE_COLOR, TEST_COLOR, TRAIN_COLOR, compact_layout
+from sim.plots.palette import INK, WHITE
 
 UNIT_RANGE = [-0.02, 1.02]  # rates live on [0, 1]; a little air so the edges stay visible
 
@@ -16,7 +17,7 @@ def confusion_figure(cm: np.ndarray, class_names: Sequence[str], labels: dict) -
     names = list(class_names)
     fig = go.Figure(go.Heatmap(
         z=cm, x=names, y=names, text=cm, texttemplate="%{text}",
-        colorscale=[[0, "#ffffff"], [1, TEST_COLOR]], showscale=False,
+        colorscale=[[0, WHITE], [1, TEST_COLOR]], showscale=False,
         hovertemplate=(f"{labels['true']}: %{{y}}<br>{labels['predicted']}: %{{x}}<br>"
                        f"{labels['count']}: %{{z}}<extra></extra>"),
     ))
@@ -38,7 +39,7 @@ def _score_curve(x: ArrayLike, y: ArrayLike, name: str, shape: str, point: tuple
     if point is not None:
         fig.add_trace(go.Scatter(
             x=[point[0]], y=[point[1]], mode="markers", name=threshold_label,
-            marker=dict(color=TRAIN_COLOR, size=11, line=dict(color="#333333", width=1)),
+            marker=dict(color=TRAIN_COLOR, size=11, line=dict(color=INK, width=1)),
             hovertemplate=f"{threshold_label}<br>{hover}<extra></extra>",
         ))
     compact_layout(fig, x_title, y_title)

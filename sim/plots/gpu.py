@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from sim.io_sweeps import SramPoint, SweepPoint
-from sim.memsim import GpuSpec, Roofline
+from sim.gpu.memsim import GpuSpec, Roofline
+from sim.gpu.sweeps import SramPoint, SweepPoint
 from sim.plots.curves import compact_layout
+from sim.plots.palette import BLUE, GREEN, RED
 
-NAIVE, TILED, L2 = "#d62728", "#0877bd", "#2ca02c"
+NAIVE, TILED, L2 = RED, BLUE, GREEN
 HEIGHT = 360
 
 

@@ -2,7 +2,7 @@
 `measured · CUDA events · <device>`, `measured · counters (ncu …) · <device>`, `simulated · IO model`, the
 paper).
 
-Inputs are the flat rows of sim.gpu_report (run rows and traffic rows); `labels` holds the translated words,
+Inputs are the flat rows of sim.gpu.report (run rows and traffic rows); `labels` holds the translated words,
 `labels["impl"]` the name of each implementation.
 """
 from __future__ import annotations
@@ -14,10 +14,11 @@ from plotly.subplots import make_subplots
 
 from sim.plots.curves import compact_layout
 from sim.plots.gpu import HEIGHT, L2, NAIVE, TILED, add_line, log_log
+from sim.plots.palette import AMBER, GUIDE, PURPLE
 
-COLOURS = {"naive": NAIVE, "tiled_torch": "#9467bd", "flash_triton": TILED, "sdpa_flash": L2, "sdpa_math": "#ff7f0e",
+COLOURS = {"naive": NAIVE, "tiled_torch": PURPLE, "flash_triton": TILED, "sdpa_flash": L2, "sdpa_math": AMBER,
            "tiled": TILED}
-PAPER = "#7f7f7f"
+PAPER = GUIDE
 
 
 def _series(rows: list[dict], value: str) -> dict[tuple[str, str], list[tuple[int, float]]]:

@@ -10,6 +10,8 @@ import base64
 import numpy as np
 
 from sim.history import decimate
+from sim.plots.palette import BLUE, ORANGE
+from sim.plots.panels import series, xy_panel
 
 DOMAIN = 6.0  # the plane is [-6, 6]²
 
@@ -67,6 +69,18 @@ def curve(history: list[dict], max_points: int = 300) -> dict:
     pick = decimate(history, "epoch", ("train_loss", "test_loss"), max_points)
     return {"epochs": [h["epoch"] for h in pick], "train": [_sig4(h["train_loss"]) for h in pick],
             "test": [_sig4(h["test_loss"]) for h in pick]}
+
+
+def curve_panel(history: list[dict], labels: dict, max_points: int = 300) -> dict:
+    """The live view's loss curve as an xy panel (sim.plots.panels): train and test loss from 0, against epochs.
+
+    labels: "epoch", "train_loss", "test_loss".
+    """
+    c = curve(history, max_points)
+    top = max([v for v in c["train"] + c["test"] if v is not None and np.isfinite(v)], default=1.0) * 1.05 or 1.0
+    lines = [series(c["epochs"], c[part], color=colour, width=1.6, label=labels[f"{part}_loss"])
+             for part, colour in (("train", ORANGE), ("test", BLUE))]
+    return xy_panel("", lines, y_range=(0.0, top), x_label=labels["epoch"], width=360, height=150)
 
 
 def _sig4(v: float | None) -> float | None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-COLOURS = {"cross_entropy": "#0877bd", "squared_error": "#f59322"}
+from sim.plots.palette import BLUE, ORANGE
+
+COLOURS = {"cross_entropy": BLUE, "squared_error": ORANGE}
 
 
 def gradient_figure(p: np.ndarray, grads: dict[str, np.ndarray], marker: float, labels: dict) -> go.Figure:

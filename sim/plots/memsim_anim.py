@@ -1,6 +1,6 @@
 """The step-by-step animation of the IO simulator as plain data for the browser (labs/gpu/memsim_view.js).
 
-The events of sim.memsim cover the first (batch, head); the running byte counters are summed here, so the
+The events of sim.gpu.memsim cover the first (batch, head); the running byte counters are summed here, so the
 browser only displays numbers: after the last step they equal the report's totals when batch_heads is 1.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ import hashlib
 
 import numpy as np
 
-from sim.memsim import MAX_EVENTS, Event, IOReport, attention_io
+from sim.gpu.memsim import MAX_EVENTS, Event, IOReport, attention_io
 
 STATES = ("todo", "computed", "skipped", "written")  # a block of the score matrix; index = code sent to the browser
 

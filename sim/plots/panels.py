@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from sim.plots.palette import BLUE
+
 
 def _finite(values) -> list[float | None]:
     """Floats rounded for transport; NaN and ±inf become None (a gap in the line)."""
@@ -20,7 +22,7 @@ def _finite(values) -> list[float | None]:
     return out
 
 
-def series(x, y, kind: str = "line", color: str = "#0877bd", width: float = 2.0, label: str = "",
+def series(x, y, kind: str = "line", color: str = BLUE, width: float = 2.0, label: str = "",
            dash: bool = False, size: float = 3.0) -> dict:
     """One line or set of points; kind is "line" or "points"."""
     if kind not in ("line", "points"):

@@ -7,14 +7,17 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from sim import regression as reg
 from sim.plots.curves import TEST_COLOR, TRAIN_COLOR, compact_layout
+from sim.plots.palette import GREEN, GUIDE, RED
 from sim.plots.panels import series, xy_panel
+from sim.regression_data import RegressionData, truth
 
 DATA_COLOR = TEST_COLOR
 FIT_COLOR = TRAIN_COLOR
-OUTLIER_COLOR = "#d62728"
-ROBUST_COLOR = "#2ca02c"
-GUIDE_COLOR = "#9e9e9e"
+OUTLIER_COLOR = RED
+ROBUST_COLOR = GREEN
+GUIDE_COLOR = GUIDE
 LIVE_POINTS = 400  # the live view draws at most this many points: every frame carries them
 
 
@@ -116,6 +119,73 @@ def surface_window(optimum: np.ndarray, path: np.ndarray | None, resolution: int
     pad = np.maximum((hi - lo) / 3, 0.5)
     return (np.linspace(lo[0] - pad[0], hi[0] + pad[0], resolution),
             np.linspace(lo[1] - pad[1], hi[1] + pad[1], resolution))
+
+
+# ---------- the page's figures, from the data and the model ----------
+def _data_labels(labels: dict) -> dict:
+    return {k: labels[k] for k in ("x", "y", "data", "outlier")}
+
+
+def fit_view(data: RegressionData, model: reg.Fit, labels: dict) -> go.Figure:
+    """The data with the model's curve and, for a generated set of one input, the noise-free trend.
+
+    labels: "x", "y", "data", "outlier", "fit", "truth".
+    """
+    cx, cy = reg.curve(data, model)
+    curves = [{"x": cx, "y": cy, "name": labels["fit"], "color": FIT_COLOR}]
+    if not data.uploaded and data.x.shape[1] == 1:
+        curves.append({"x": cx, "y": truth(data.name, cx), "name": labels["truth"], "color": GUIDE_COLOR,
+                       "dash": "dash"})
+    return fit_figure(reg.axis(data)[0], data.y, data.outlier, curves, _data_labels(labels))
+
+
+def residuals_view(data: RegressionData, model: reg.Fit, labels: dict) -> go.Figure:
+    """residual_figure of the model's residuals ŷ − y against the (last) input (for the temperature
+    example, yesterday) and against ŷ. labels: those of residual_figure."""
+    y_hat = model.predict(data.x)
+    return residual_figure(data.x[:, -1], y_hat, y_hat - data.y, data.outlier, labels)
+
+
+def surface_view(data: RegressionData, config: reg.ModelConfig, path: np.ndarray | None, labels: dict) -> go.Figure:
+    """surface_figure of the loss of a one-input line over (w, b) around its exact minimum (and the path).
+
+    labels: those of surface_figure.
+    """
+    X = reg.feature_map(data.x, 1, config.standardize)(data.x)
+    w, b = reg.robust_fit(X, data.y, config.loss, config.delta)
+    w_grid, b_grid = surface_window(np.array([w[0], b]), path)
+    Z = reg.loss_surface(X, data.y, w_grid, b_grid, config.loss, config.delta)
+    return surface_figure(w_grid, b_grid, Z, path, (float(w[0]), b), labels)
+
+
+def outlier_view(data: RegressionData, fits: reg.OutlierFits, labels: dict, height: int = 320) -> go.Figure:
+    """The fit with every point (in the loss's colour) and, dotted, the fit without the outliers.
+
+    labels: "x", "y", "data", "outlier", "fit_all", "fit_clean".
+    """
+    cx, cy = fits.curve
+    curves = [{"x": cx, "y": cy, "name": labels["fit_all"], "color": FIT_COLOR if fits.loss == "mse" else ROBUST_COLOR}]
+    if fits.clean is not None:
+        curves.append({"x": cx, "y": fits.clean, "name": labels["fit_clean"], "color": GUIDE_COLOR, "dash": "dot"})
+    return fit_figure(reg.axis(data)[0], data.y, data.outlier, curves, _data_labels(labels), height=height)
+
+
+def live_panels(run: reg.GDRun, data: RegressionData, background: tuple | None, labels: dict) -> list[dict]:
+    """One live frame's panels: the curve as it is now, the loss so far and, with a background
+    (reg.path_background), the (w, b) path. The fit spans the row; the loss and the path share the one below.
+
+    labels: "x", "y", "epoch", "w", "b", and the titles "fit", "loss", "path".
+    """
+    cx, cy = reg.curve(data, run.as_fit())
+    panels = [fit_panel(reg.axis(data)[0], data.y, data.outlier, cx, cy,
+                        {"title": labels["fit"], "x": labels["x"], "y": labels["y"]}),
+              loss_panel(run.epochs, run.history, {"title": labels["loss"], "epoch": labels["epoch"]},
+                         width=640 if background is None else 314)]
+    if background is not None:
+        contours, optimum = background
+        panels.append(path_panel(run.path_array(), contours, optimum,
+                                 {"title": labels["path"], "w": labels["w"], "b": labels["b"]}))
+    return panels
 
 
 # ---------- live panels (sim.plots.panels) ----------

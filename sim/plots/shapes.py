@@ -12,19 +12,20 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
+from sim.plots.palette import ALARM, BLUE, GOOD, GUIDE, INK, NEUTRAL, ORANGE, rgba, tint
 from sim.shapes import LAYOUT_OPS, ShapeStep
 
 ROW_PX = 40  # one depth level; lanes share the width the page gives
 BOX_W, BOX_H = 0.9, 0.72  # node box in lane / row units
 COLOURS = {  # fill, border
-    "input": ("#e0e0e0", "#616161"),
-    "matmul": ("#d6e8f7", "#0877bd"),  # linear, matmul: where the FLOPs are
-    "layout": ("#f5f5f5", "#9e9e9e"),  # view, transpose, ...: no arithmetic
-    "embedding": ("#dcefdc", "#2e7d32"),
-    "other": ("#fde9d3", "#f59322"),  # element-wise, norms, softmax
+    "input": (tint(NEUTRAL, 0.2), NEUTRAL),
+    "matmul": (tint(BLUE, 0.17), BLUE),  # linear, matmul: where the FLOPs are
+    "layout": (tint(GUIDE, 0.07), GUIDE),  # view, transpose, ...: no arithmetic
+    "embedding": (tint(GOOD, 0.17), GOOD),
+    "other": (tint(ORANGE, 0.2), ORANGE),  # element-wise, norms, softmax
 }
 MATMUL_OPS = {"linear", "matmul", "mm", "bmm", "addmm", "baddbmm", "scaled_dot_product_attention"}
-HIGHLIGHT = "#c62828"
+HIGHLIGHT = ALARM
 
 
 def kind(step: ShapeStep) -> str:
@@ -162,7 +163,7 @@ def flow_figure(steps: list[ShapeStep], input_shapes: Sequence[Sequence[int]], l
             top, bottom = min(r for r, _ in rows), max(r for r, _ in rows)
             right = max(lane for _, lane in rows)
             shapes.insert(0, dict(type="rect", x0=-0.55, x1=right + 0.55, y0=-bottom - 0.55, y1=-top + 0.55,
-                                  fillcolor="rgba(8,119,189,0.05)", line=dict(color="#90caf9", width=1, dash="dash"),
+                                  fillcolor=rgba(BLUE, 0.05), line=dict(color=tint(BLUE, 0.45), width=1, dash="dash"),
                                   layer="below"))
             xs.append(right + 0.5)
             ys.append(-top + 0.75)
@@ -171,11 +172,11 @@ def flow_figure(steps: list[ShapeStep], input_shapes: Sequence[Sequence[int]], l
     n_lanes = max(lane for lane, _ in place.values()) + 1
     n_rows = max(d for _, d in place.values()) + 1
     fig = go.Figure([
-        go.Scatter(x=ex, y=ey, mode="lines", line=dict(color="#9e9e9e", width=1.2), hoverinfo="skip"),
-        go.Scatter(x=ax, y=ay, mode="markers", marker=dict(symbol="triangle-down", size=7, color="#757575"),
+        go.Scatter(x=ex, y=ey, mode="lines", line=dict(color=GUIDE, width=1.2), hoverinfo="skip"),
+        go.Scatter(x=ax, y=ay, mode="markers", marker=dict(symbol="triangle-down", size=7, color=NEUTRAL),
                    hoverinfo="skip"),
         go.Scatter(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
-                   textfont=dict(size=11, color="#212121"), cliponaxis=False,
+                   textfont=dict(size=11, color=INK), cliponaxis=False,
                    marker=dict(symbol="square", size=26, opacity=0)),
     ], layout=dict(shapes=shapes))
     fig.update_layout(template="plotly_white", showlegend=False, height=ROW_PX * n_rows + 40,

@@ -9,8 +9,8 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import asdict
 
-from sim.gpu import DTYPE_BYTES, IMPLS, Measurement, device_info, free_memory, measure_attention, memory_needed
-from sim.memsim import GPUS, attention_io
+from sim.gpu.measure import DTYPE_BYTES, IMPLS, Measurement, device_info, free_memory, measure_attention, memory_needed
+from sim.gpu.memsim import GPUS, attention_io
 
 PRESETS = {
     # llm-foundations article, 5.10: T = 100,000 in float32 makes a 10^10-element score matrix, about 40 GB per
@@ -47,7 +47,7 @@ def simulated_io(algo: str, c: dict, l2_bytes: int | None, n_sm: int | None) -> 
 def _versions() -> dict:
     import torch
 
-    from sim.ncu import find_ncu, ncu_version
+    from sim.gpu.ncu import find_ncu, ncu_version
 
     versions = {"torch": torch.__version__, "cuda": torch.version.cuda}
     try:
@@ -74,7 +74,7 @@ def measurement_set(quick: bool = False, log: Callable[[str], None] = print,
     """Run the whole set; `save` gets the report after each section, so a run cut short keeps what it measured."""
     import torch
 
-    from sim.ncu import collect
+    from sim.gpu.ncu import collect
 
     cuda = torch.cuda.is_available()
     info = device_info()

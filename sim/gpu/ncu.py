@@ -1,6 +1,6 @@
 """Hardware counters of one attention call from Nsight Compute (ncu), run in a subprocess.
 
-ncu runs this module as its program (`python -m sim.ncu IMPL B H N d DTYPE ...`): the driver below makes the
+ncu runs this module as its program (`python -m sim.gpu.ncu IMPL B H N d DTYPE ...`): the driver below makes the
 inputs, runs the call once outside any range (Triton compilation, cuBLAS heuristics), then once inside an NVTX
 range; ncu profiles only the kernels inside it, with every cache flushed before each kernel
 (`--cache-control all`), and reports the metrics below per kernel. They are summed over every kernel.
@@ -28,7 +28,7 @@ METRICS = {  # ncu metric -> Measurement field
 NVTX_RANGE = "attention"
 MAX_KERNELS = 2000  # ncu replays every kernel: more launches than this take minutes
 UNITS = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}  # ncu's units are decimal
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def collect(impl: str, config: dict, timeout_s: float = 300) -> Counters:
         log = os.path.join(tmp, "ncu.csv")
         command = [ncu, "--nvtx", "--nvtx-include", f"{NVTX_RANGE}/", "--metrics", ",".join(METRICS),
                    "--cache-control", "all", "--clock-control", "none", "--csv", "--print-units", "base",
-                   "--log-file", log, sys.executable, "-m", "sim.ncu", *args]
+                   "--log-file", log, sys.executable, "-m", "sim.gpu.ncu", *args]
         try:
             done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout_s,
                                   env={**os.environ, "PYTHONPATH": os.pathsep.join(
@@ -121,7 +121,7 @@ def main() -> None:
     """The driver ncu runs: one warm-up call, then one call inside the NVTX range ncu profiles."""
     import torch
 
-    from sim.gpu import attention_call, make_inputs
+    from sim.gpu.calls import attention_call, make_inputs
 
     parser = argparse.ArgumentParser(description="one attention call inside an NVTX range, for ncu")
     parser.add_argument("impl")

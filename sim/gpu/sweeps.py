@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.memsim import MAX_REPLAY, MemsimError, attention_io, block_sizes, replay_cost, tiled_io_law
+from sim.gpu.memsim import MAX_REPLAY, MemsimError, attention_io, block_sizes, replay_cost, tiled_io_law
 
 
 @dataclass(frozen=True)

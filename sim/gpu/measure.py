@@ -12,6 +12,8 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 
+from sim.gpu.calls import attention_call, make_inputs
+
 
 @dataclass(frozen=True)
 class DeviceInfo:
@@ -63,7 +65,7 @@ MATERIALISING = ("naive", "sdpa_math")  # implementations that hold N×N matrice
 CLICK_LIMIT_S = {"cpu": 20.0, "cuda": 60.0}
 NCU_MIN_S = 10.0  # ncu starts a Python with torch and replays every kernel: not started with less time than this left
 
-# every code a Measurement's `error` may hold, with the params its message reads (sim.gpu_report checks uploaded
+# every code a Measurement's `error` may hold, with the params its message reads (sim.gpu.report checks uploaded
 # reports against this, so the page never meets a code without its params)
 ERROR_PARAMS = {
     "unavailable": ("reason",),
@@ -78,7 +80,7 @@ ERROR_PARAMS = {
 ERROR_CODES = tuple(ERROR_PARAMS)
 UNAVAILABLE_REASONS = ("forward_only", "flash_triton_needs_cuda", "sdpa_flash_needs_cuda", "sdpa_flash_needs_half")
 WORK_KINDS = ("flops", "block_pairs")  # what a call's time is proportional to (see work_units)
-# why a run has no counters (sim.ncu's reasons, this module's and the bench's), besides "failed: <detail>"
+# why a run has no counters (sim.gpu.ncu's reasons, this module's and the bench's), besides "failed: <detail>"
 COUNTER_REASONS = ("not_requested", "no_cuda", "forward_only", "no_time", "quick", "no_ncu", "not_permitted",
                    "too_many_kernels")
 
@@ -155,38 +157,6 @@ def free_memory(cuda: bool) -> int:
             if line.startswith("MemAvailable:"):
                 return int(line.split()[1]) * 1024
     return _system_memory() or 0
-
-
-def make_inputs(B: int, H: int, N: int, d: int, dtype: str, device: str, seed: int = 0):
-    """q, k, v of shape (B, H, N, d), standard normal, seeded."""
-    import torch
-
-    g = torch.Generator(device=device).manual_seed(seed)
-    return tuple(torch.randn(B, H, N, d, generator=g, device=device, dtype=getattr(torch, dtype)) for _ in range(3))
-
-
-def attention_call(impl: str, q, k, v, causal: bool, block_m: int = 64, block_n: int = 64, num_warps: int = 4,
-                   num_stages: int = 2):
-    """Run one implementation on q, k, v (B, H, N, d)."""
-    import torch.nn.functional as F
-
-    if impl == "naive":
-        from sim.kernels import naive_attention
-
-        return naive_attention(q, k, v, causal)
-    if impl == "tiled_torch":
-        from sim.kernels import tiled_attention
-
-        return tiled_attention(q, k, v, causal, block_m, block_n)
-    if impl == "flash_triton":
-        from sim.kernels import flash_attention
-
-        return flash_attention(q, k, v, causal, block_m, block_n, num_warps, num_stages)
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-
-    backend = {"sdpa_flash": SDPBackend.FLASH_ATTENTION, "sdpa_math": SDPBackend.MATH}[impl]
-    with sdpa_kernel(backend):  # forced: raises instead of silently falling back to another backend
-        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
 
 def _unavailable(impl: str, cuda: bool, dtype: str, backward: bool) -> str | None:
@@ -588,7 +558,7 @@ def measure_attention(impl: str, B: int, H: int, N: int, d: int, dtype: str = "f
         left = deadline - time.monotonic()
         if left < NCU_MIN_S:
             return replace(result, counters_reason="no_time")
-        from sim.ncu import collect
+        from sim.gpu.ncu import collect
 
         found = collect(impl, config, **({} if limit_s is None else {"timeout_s": left}))
         if found.values is None:

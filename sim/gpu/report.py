@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sim.errors import CodedError
-from sim.gpu import COUNTER_REASONS, DTYPE_BYTES, ERROR_PARAMS, IMPLS, UNAVAILABLE_REASONS, WORK_KINDS
+from sim.gpu.measure import COUNTER_REASONS, DTYPE_BYTES, ERROR_PARAMS, IMPLS, UNAVAILABLE_REASONS, WORK_KINDS
 
-MEASUREMENTS_DIR = Path(__file__).resolve().parent.parent / "assets" / "measurements"
+MEASUREMENTS_DIR = Path(__file__).resolve().parents[2] / "assets" / "measurements"
 MAX_BYTES = 4 * 1024 * 1024  # the CPU report is ~50 kB, a GPU one a few times that
 ERROR_CODES = ("too_large", "not_text", "not_json", "not_a_report", "bad_field")
 SIMULATED = "simulated · IO model"  # the source label of the IO simulator's figures (as the bench writes it)

@@ -1,0 +1,28 @@
+"""The app's one palette (assets/palette.json), for the figure builders; the canvas components get the same file.
+
+TensorFlow Playground's colours: orange for negative / class 0 / training, blue for positive / class 1 / test.
+"""
+import json
+from pathlib import Path
+
+PALETTE: dict[str, str] = {k: v for k, v in json.loads(
+    (Path(__file__).resolve().parents[2] / "assets" / "palette.json").read_text(encoding="utf-8")).items() if k != "_"}
+
+ORANGE, BLUE, GREEN, PURPLE, RED, BROWN, AMBER = (PALETTE[k] for k in ("orange", "blue", "green", "purple", "red",
+                                                                        "brown", "amber"))
+WHITE, INK, TEXT, NEUTRAL, GUIDE, LINE, MASKED = (PALETTE[k] for k in ("white", "ink", "text", "neutral", "guide",
+                                                                        "line", "masked"))
+ALARM, GOOD = PALETTE["alarm"], PALETTE["good"]
+CLASSES = (ORANGE, BLUE, GREEN, PURPLE, RED)  # class k of a k-class problem
+
+
+def rgba(colour: str, alpha: float) -> str:
+    """'#rrggbb' with an opacity, as Plotly takes it."""
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def tint(colour: str, share: float) -> str:
+    """'#rrggbb' mixed with white: `share` of the colour (1 the colour itself, 0 white)."""
+    r, g, b = (round(255 - (255 - int(colour[i:i + 2], 16)) * share) for i in (1, 3, 5))
+    return f"#{r:02x}{g:02x}{b:02x}"

@@ -1,0 +1,142 @@
+"""The layer rules, checked on the source (every import, at the top of a module or inside a function):
+
+- sim/ (the engine and figure builders) imports neither Streamlit nor ui/ nor labs/;
+- sim/plots/ imports no torch (figures are built from plain arrays);
+- ui/ (what every lab shares) imports no lab;
+- a lab (labs/<name>/) imports no other lab;
+- no import cycle among the project's modules (imports under `if TYPE_CHECKING:` are for type hints and never run).
+
+A failure names the file, the line and the import.
+"""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("sim", "ui", "labs", "benchmarks")
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path, root: Path) -> list[tuple[int, str]]:
+    """(line, imported module) of every import in the file; `from a import b` gives a.b when that is a module."""
+    modules = {module_name(p, root) for pkg in PACKAGES for p in (root / pkg).rglob("*.py")}
+    found = []
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                found.append((node.lineno, full if full in modules else node.module))
+    return found
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node, except what sits under `if TYPE_CHECKING:` (imports for type hints only, never run)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            todo += node.orelse
+        else:
+            todo += ast.iter_child_nodes(node)
+
+
+def violations(root: Path) -> list[str]:
+    """Every broken rule, as "file:line imports X (rule)"."""
+    files = [p for pkg in PACKAGES for p in (root / pkg).rglob("*.py")] + sorted(root.glob("*.py"))
+    bad, graph = [], {}
+    for path in files:
+        mod, rel = module_name(path, root), path.relative_to(root).as_posix()
+        lab = mod.split(".")[1] if mod.startswith("labs.") else None
+        graph[mod] = set()
+        for line, name in imports(path, root):
+            top = name.split(".")[0]
+            where = f"{rel}:{line} imports {name}"
+            if mod.startswith("sim") and top in ("streamlit", "ui", "labs"):
+                bad.append(f"{where} (sim/ must not import Streamlit, ui/ or labs/)")
+            if mod.startswith("sim.plots") and top == "torch":
+                bad.append(f"{where} (sim/plots/ must not import torch)")
+            if mod.startswith("ui") and top == "labs":
+                bad.append(f"{where} (ui/ must not import a lab)")
+            other = name.split(".")[1] if top == "labs" and name.count(".") >= 1 else None
+            if lab and other and other != lab:
+                bad.append(f"{where} (a lab must not import another lab)")
+            if top in PACKAGES:
+                graph[mod].add(name)
+    return bad + [f"import cycle: {' -> '.join(c)}" for c in cycles(graph)]
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected group of modules that import each other (Tarjan's algorithm)."""
+    # an import of a package also runs its __init__, and an import of a.b.c imports a.b.c itself
+    edges = {m: {t for t in targets if t in graph and t != m} for m, targets in graph.items()}
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group) + [sorted(group)[0]])
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_layer_rules_hold():
+    assert violations(ROOT) == []
+
+
+def test_each_rule_is_caught(tmp_path):
+    """The checker itself: a tree that breaks every rule gets every one reported, with file and line."""
+    files = {
+        "sim/__init__.py": "",
+        "sim/engine.py": "import numpy\nimport streamlit as st\n",
+        "sim/plots/__init__.py": "",
+        "sim/plots/fig.py": "def f():\n    import torch\n",
+        "sim/a.py": "from sim import b\n",
+        "sim/b.py": "import sim.a\n",
+        "sim/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from sim.d import D\n",
+        "sim/d.py": "from sim import c\n",
+        "ui/__init__.py": "",
+        "ui/shared.py": "from labs.one import page\n",
+        "labs/__init__.py": "",
+        "labs/one/__init__.py": "",
+        "labs/one/page.py": "from labs.two.schema import SCHEMA\nfrom labs.one import schema\n",
+        "labs/one/schema.py": "",
+        "labs/two/__init__.py": "",
+        "labs/two/schema.py": "",
+        "benchmarks/__init__.py": "",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    found = violations(tmp_path)
+    assert any(v.startswith("sim/engine.py:2 imports streamlit") for v in found)
+    assert any(v.startswith("sim/plots/fig.py:2 imports torch") for v in found)
+    assert any(v.startswith("ui/shared.py:1 imports labs.one.page") for v in found)
+    assert any(v.startswith("labs/one/page.py:1 imports labs.two.schema") for v in found)
+    assert not any(v.startswith("labs/one/page.py:2") for v in found)  # its own lab is fine
+    assert "import cycle: sim.a -> sim.b -> sim.a" in found
+    assert len(found) == 5, found
