@@ -1,44 +1,66 @@
-"""Attention lab: the pipeline redraw after a slider change, and the tiny transformer live."""
+"""Attention lab: the pipeline redraw after a slider change, and the tiny transformer live (the page's functions)."""
 import argparse
 import json
 import time
 
-from benchmarks import best_seconds
+from benchmarks import KeyLabels, best_seconds
 
 
 def attention(args: argparse.Namespace) -> None:
-    """Attention lab: pipeline redraw after a slider change (32 tokens, 4 heads); the tiny transformer on copy."""
+    """Attention lab: what the page computes after a slider change (the pipeline, 32 tokens and 4 heads; the worked
+    examples), the tiny transformer trained on copy, and what the live view does per frame."""
     import plotly.io as pio
 
-    from sim.attention import embed_tokens, make_mask, random_attention, run_pipeline
-    from sim.plots.attention import attention_panels, loss_panel, pipeline_figures
-    from sim.tasks import make_task
-    from sim.transformer import LMTrainer, TransformerConfig
+    from sim.attention import (SHARPNESS_HEAD_DIMS, head_choices, head_indices, head_stats, lab_pipeline,
+                               notes_bars, notes_softmax_table, notes_weighted_sum_text, sharpness_by_head_dim,
+                               stable_softmax_table)
+    from sim.plots.attention import bars_figure, live_frame, pipeline_figures, sharpness_figure
+    from sim.tasks import lab_task, split_tokens
+    from sim.text import html
+    from sim.transformer import generation_report, lab_trainer, notes_ffn_text
 
-    keys = ("x", "q", "k", "v", "raw", "scaled", "masked", "weights", "heads_out", "concat", "output")
-    labels = {**{k: k + " {shape}" for k in keys}, "head": "head {h}", "masked_cell": "masked", "row_sum": "sum"}
+    labels = KeyLabels()
+    curves = sharpness_by_head_dim(list(SHARPNESS_HEAD_DIMS))  # the page caches these
 
-    def redraw(tokens: list[str], d_model: int, n_heads: int, mask: str, heads: list[int]) -> None:
-        p = run_pipeline(random_attention(d_model, n_heads, 0), embed_tokens(tokens, d_model, 0),
-                         make_mask(mask, len(tokens), 4))
-        for fig in pipeline_figures(p, tokens, heads, labels, annotate=len(tokens) <= 8).values():
+    def redraw(text: str, d_model: int, n_heads: int, mask: str, head: str) -> None:
+        """The pipeline section's computations and figures (as sent to the browser) after a slider change."""
+        tokens = split_tokens(text)
+        heads = head_indices(head, n_heads)
+        p = lab_pipeline(tokens, d_model, n_heads, 0, mask, 4, True, 1.0)
+        figs = pipeline_figures(p.arrays(), [html(tok, 20) for tok in tokens], heads, labels, numbers=True)
+        head_stats(p, heads)
+        figs["sharpness"] = sharpness_figure(SHARPNESS_HEAD_DIMS, curves, labels, current=p.d_head)
+        for fig in figs.values():
             pio.to_json(fig)
 
-    cases = {"notes_3tok": (list("猫追狗"), 8, 2), "32tok_4heads": ([f"w{i}" for i in range(32)], 64, 4)}
-    for name, (tokens, d_model, n_heads) in cases.items():
+    cases = {"notes_3tok": ("猫追狗", 8, 2), "32tok_4heads": (" ".join(f"w{i}" for i in range(32)), 64, 4)}
+    for name, (text, d_model, n_heads) in cases.items():
         for mask in ("none", "causal", "causal_window"):
-            for heads in (list(range(n_heads)), [0]):
-                fn = lambda: redraw(tokens, d_model, n_heads, mask, heads)  # noqa: E731
+            for head in (head_choices(n_heads)[0], head_choices(n_heads)[1]):  # all heads, then head 1
+                fn = lambda: redraw(text, d_model, n_heads, mask, head)  # noqa: E731
                 fn()  # warm-up
-                print(json.dumps({"bench": "attention", "case": name, "mask": mask, "heads_shown": len(heads),
+                print(json.dumps({"bench": "attention", "case": name, "mask": mask,
+                                  "heads_shown": len(head_indices(head, n_heads)),
                                   "redraw_ms": round(best_seconds(fn, args.repeats) * 1e3, 1),
                                   "redraw_cpu_ms": round(best_seconds(fn, args.repeats, time.process_time) * 1e3, 1),
                                   "target_ms": 300}))
 
-    # the page's default run: copy 5 letters, 1 layer, 2 heads, d_model 32, Adam 3e-3, batches of 32
-    task = make_task("copy", 5)
-    config = TransformerConfig(len(task.vocab), task.block_size, n_layer=1, n_head=2, d_model=32, d_ff=128)
-    trainer = LMTrainer(config, task, lr=3e-3, seed=0)
+    def examples() -> None:
+        """The worked-examples section: its tables, texts and figure."""
+        notes_softmax_table("key")
+        names, scores, weights = notes_bars()
+        pio.to_json(bars_figure(names, {"scores": scores, "weights": weights}, "value"))
+        notes_weighted_sum_text()
+        notes_ffn_text()
+        stable_softmax_table(1000, "naive", "stable")
+
+    examples()
+    ms = best_seconds(examples, args.repeats) * 1e3
+    print(json.dumps({"bench": "attention", "case": "examples", "redraw_ms": round(ms, 1), "target_ms": 300}))
+
+    # the page's default run: copy 5 letters, 1 layer, 2 heads, width 32, Adam 3e-3, seed 0
+    task = lab_task("copy", 5, 16)
+    trainer = lab_trainer(task, 1, 2, 32, 3e-3, 0)
     start = time.perf_counter()
     while time.perf_counter() - start < 60 and (trainer.recent_loss() is None or trainer.recent_loss() > 0.01):
         trainer.step(10)
@@ -46,16 +68,25 @@ def attention(args: argparse.Namespace) -> None:
     print(json.dumps({"bench": "attention", "case": "copy_to_near_zero", "seconds": round(seconds, 2),
                       "steps": trainer.steps, "final_loss": round(trainer.recent_loss(), 5), "threshold": 0.01,
                       "exact_generation": trainer.generation_accuracy(), "target_s": 60}))
-    probe = task.example("hebgd")[:-1]
+    probe, prompt, _ = task.read_probe(task.default_probe())  # the page's probe
 
-    def frame() -> None:  # what the live view does per frame at the page's default 2 steps per frame
-        trainer.step(2)
-        steps, losses = trainer.curve()
-        panels = [loss_panel("loss", [("loss", steps, losses, "#f59322")], {"step": "", "loss": "", "floor": ""}),
-                  *attention_panels([m.numpy() for m in trainer.attention(probe)], list(probe), "{layer}{head}", True)]
-        json.dumps(panels)
+    # what the live view does per frame at the page's default 2 steps per frame: the player's step, then its
+    # snapshot (the page's, with its labels), sent as JSON
+    compare_task = lab_task("copy", 5, 16, score_prompt=True)
+    runs = {"train": [trainer], "compare": [lab_trainer(compare_task, 1, 2, 32, 3e-3, 0, causal) for causal in
+                                            (True, False)]}
+    for kind, trainers in runs.items():
+        def frame(kind: str = kind, trainers: list = trainers) -> None:
+            for tr in trainers:
+                tr.step(2)
+            json.dumps(live_frame(kind, [tr.view(probe) for tr in trainers], labels))
 
-    ms = best_seconds(frame, args.repeats) * 1e3
-    cpu_ms = best_seconds(frame, args.repeats, time.process_time) * 1e3
-    print(json.dumps({"bench": "attention", "case": "live_frame_2_steps", "frame_ms": round(ms, 1),
-                      "frame_cpu_ms": round(cpu_ms, 1), "frames_per_s_bound": round(1e3 / ms, 1), "target_fps": 10}))
+        ms = best_seconds(frame, args.repeats) * 1e3
+        cpu_ms = best_seconds(frame, args.repeats, time.process_time) * 1e3
+        print(json.dumps({"bench": "attention", "case": f"live_frame_{kind}_2_steps", "frame_ms": round(ms, 1),
+                          "frame_cpu_ms": round(cpu_ms, 1), "frames_per_s_bound": round(1e3 / ms, 1),
+                          "target_fps": 10}))
+        # what the runs generate, redone at most every 2 s while playing
+        report_ms = best_seconds(lambda: generation_report(trainers, prompt, labels), args.repeats) * 1e3
+        print(json.dumps({"bench": "attention", "case": f"generation_report_{kind}", "report_ms": round(report_ms, 1),
+                          "every_s": 2.0}))

@@ -5,6 +5,7 @@ import math
 import zlib
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -112,6 +113,9 @@ def random_attention(d_model: int, n_heads: int, seed: int) -> MultiHeadAttentio
     return mha
 
 
+SHARPNESS_HEAD_DIMS = (1, 2, 4, 8, 16, 32, 64, 128)  # the head widths of the lab's sharpness figure
+
+
 def sharpness_by_head_dim(head_dims: list[int], T: int = 16, samples: int = 64,
                           seed: int = 0) -> dict[str, list[float]]:
     """Mean largest softmax weight per row, for random unit-variance q and k, with and without ÷√d_h."""
@@ -141,6 +145,14 @@ class Pipeline:
     concat: torch.Tensor  # (T, C) the heads side by side
     output: torch.Tensor  # (T, C) concat @ W_O
 
+    @property
+    def d_head(self) -> int:
+        return self.q.shape[-1]
+
+    def arrays(self) -> dict[str, np.ndarray | None]:
+        """Every stage (and "mask", None when there is none) as NumPy arrays, for the figure builders."""
+        return {name: None if value is None else value.numpy() for name, value in vars(self).items()}
+
 
 def make_mask(kind: str, T: int, window: int) -> torch.Tensor | None:
     """kind: "none", "causal", "window" (both sides) or "causal_window"."""
@@ -166,6 +178,38 @@ def run_pipeline(mha: MultiHeadAttention, x: torch.Tensor, mask: torch.Tensor | 
     concat = att.output.transpose(0, 1).reshape(x.shape)  # (T, C)
     return Pipeline(x=x, q=q, k=k, v=v, raw=q @ k.transpose(-2, -1), scaled=att.scores, mask=mask,
                     weights=att.weights, heads_out=att.output, concat=concat, output=mha.o_proj(concat))
+
+
+def lab_pipeline(tokens: list[str], d_model: int, n_heads: int, seed: int, mask: str, window: int,
+                 scale_by_sqrt_d: bool = True, temperature: float = 1.0) -> Pipeline:
+    """The lab's pass: an untrained layer (random_attention) over the tokens' embeddings, both drawn from `seed`;
+    mask is a make_mask kind."""
+    return run_pipeline(random_attention(d_model, n_heads, seed), embed_tokens(tokens, d_model, seed),
+                        make_mask(mask, len(tokens), window), scale_by_sqrt_d=scale_by_sqrt_d, temperature=temperature)
+
+
+def head_choices(n_heads: int) -> tuple[str, ...]:
+    """The options of the lab's head picker: "all", then "1" … "H"."""
+    return ("all", *(str(h) for h in range(1, n_heads + 1)))
+
+
+def head_indices(choice: str, n_heads: int) -> list[int]:
+    """The head indices a head_choices option shows."""
+    return list(range(n_heads)) if choice == "all" else [int(choice) - 1]
+
+
+def scale_text(d_head: int, scaled: bool) -> str:
+    """What the scores are divided by (before the temperature), as the scaled stage's title writes it."""
+    return f"√{d_head} = {d_head ** 0.5:.3g}" if scaled else "1"
+
+
+def head_stats(p: Pipeline, heads: list[int]) -> dict[str, str]:
+    """The lab's metrics of the chosen heads' weights, written out: weight_stats's max_weight, entropy and
+    uniform_entropy to 3 decimals, and row_sums as "min … max" to 4."""
+    s = weight_stats(p.weights[heads])
+    return {"max_weight": f"{s['max_weight']:.3f}", "entropy": f"{s['entropy']:.3f}",
+            "uniform_entropy": f"{s['uniform_entropy']:.3f}",
+            "row_sums": f"{s['row_sum_min']:.4f} … {s['row_sum_max']:.4f}"}
 
 
 def softmax_naive(x: torch.Tensor) -> torch.Tensor:
@@ -209,3 +253,49 @@ def attend_row(scores: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor
     """One query by hand: weights = softmax(scores) (T,), output = Σ weights_j · v_j (d,)."""
     weights = softmax_stable(scores)
     return weights, weights @ values
+
+
+# ---------- the lab's worked examples, written out ----------
+def fmt(values, digits: int = 3) -> str:
+    """[a, b, c] with a fixed number of decimals; a matrix (2-D tensor) as a list of its rows."""
+    return "[" + ", ".join(fmt(v, digits) if getattr(v, "ndim", 0) else f"{float(v):.{digits}f}" for v in values) + "]"
+
+
+def notes_bars() -> tuple[list[str], list[float], list[float]]:
+    """The notes' keys ("key0" …), their scores and their softmax weights."""
+    scores = torch.tensor(NOTES_SCORES)
+    weights, _ = attend_row(scores, torch.tensor(NOTES_VALUES))
+    return [f"key{j}" for j in range(len(NOTES_SCORES))], scores.tolist(), weights.tolist()
+
+
+def notes_softmax_table(key_header: str) -> str:
+    """The notes' softmax as a Markdown table: per key its score s, e^s and the weight; the sums last."""
+    scores, values = torch.tensor(NOTES_SCORES), torch.tensor(NOTES_VALUES)
+    weights, _ = attend_row(scores, values)
+    steps = softmax_steps(scores)
+    rows = [f"| {key_header} | s | e^s | e^s / Σ |", "|---|---:|---:|---:|"]
+    rows += [f"| key{j} | {s:g} | {e:.4f} | **{w:.3f}** |" for j, (s, e, w) in
+             enumerate(zip(scores.tolist(), steps["exp"].tolist(), weights.tolist()))]
+    rows.append(f"| Σ | | {steps['exp_sum'].item():.4f} | {steps['stable'].sum().item():.3f} |")
+    return "\n".join(rows)
+
+
+def notes_weighted_sum_text() -> str:
+    """The notes' output as the weighted sum of the value vectors, term by term (a code block)."""
+    scores, values = torch.tensor(NOTES_SCORES), torch.tensor(NOTES_VALUES)
+    weights, out = attend_row(scores, values)
+    terms = " + ".join(f"{w:.3f}×{fmt(v_, 0)}" for w, v_ in zip(weights.tolist(), values.tolist()))
+    return (f"v0 = {fmt(values[0], 0)}   v1 = {fmt(values[1], 0)}   v2 = {fmt(values[2], 0)}\n"
+            f"output = {terms}\n       = {fmt(out)}")
+
+
+def stable_softmax_table(big: float, naive: str, stable: str) -> tuple[str, bool]:
+    """Softmax of [big, big − 1, big − 2] computed naively and stably, as a Markdown table (columns headed
+    `naive` and `stable`); True when the naive one overflowed (NaN)."""
+    x = torch.tensor([big, big - 1.0, big - 2.0])
+    steps = softmax_steps(x)
+    rows = [f"| | {naive} | {stable} |", "|---|---|---|",
+            f"| s | {fmt(x, 0)} | s − max = {fmt(steps['shifted'], 0)} |",
+            f"| e^… | {fmt(steps['exp'], 4)} | {fmt(steps['exp_shifted'], 4)} |",
+            f"| softmax | {fmt(steps['naive'], 3)} | {fmt(steps['stable'], 3)} |"]
+    return "\n".join(rows), bool(torch.isnan(steps["naive"]).any())

@@ -115,6 +115,28 @@ class Task:
             y[:, : len(self.prompt_text("a" * self.length)) - 1] = IGNORE
         return x, y
 
+    def default_probe(self) -> str:
+        """The probe the lab shows first: the text's first window, or a fixed random prompt (seed 7)."""
+        if self.name == "text":
+            return self.text[: self.length]
+        return self.random_prompts(1, torch.Generator().manual_seed(7))[0]
+
+    def read_probe(self, raw: str) -> tuple[str, str, bool]:
+        """(the text whose attention maps are drawn, the prompt to generate from, whether `raw` was valid) for what
+        the user typed; an invalid input gives the default probe's.
+
+        Text task: up to `length` characters of the text's vocabulary. Generated tasks: `length` letters of
+        LETTERS (spaces around and capitals allowed); the maps are drawn over the whole example but its last token.
+        """
+        if self.name == "text":
+            ok = bool(raw) and len(raw) <= self.length and all(c in self.vocab.chars for c in raw)
+            probe = raw if ok else self.default_probe()
+            return probe, probe, ok
+        prompt = raw.strip().lower()
+        ok = len(prompt) == self.length and all(c in LETTERS for c in prompt)
+        prompt = prompt if ok else self.default_probe()
+        return self.example(prompt)[:-1], prompt, ok
+
     def loss_floor(self) -> float | None:
         """Lowest mean loss a model that cannot see the future can reach (None: unknown, for a text)."""
         if self.name == "text":
@@ -136,3 +158,9 @@ def make_task(name: str, length: int, text: str = "", score_prompt: bool = False
     if not 2 <= length <= 12:
         raise ValueError("invalid:length")
     return Task(name, length, score_prompt=score_prompt)
+
+
+def lab_task(name: str, length: int, context: int, text: str = "", score_prompt: bool = False) -> Task:
+    """The lab's task: windows of `context` characters of `text` for the text task, else prompts of `length`
+    letters (make_task)."""
+    return make_task(name, context if name == "text" else length, text, score_prompt=score_prompt)

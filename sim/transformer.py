@@ -4,13 +4,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sim.attention import MultiHeadAttention
+from sim.attention import MultiHeadAttention, fmt
 from sim.history import bound, decimate
 from sim.models import Dropout, embedding, linear
+from sim.text import md
 
 IGNORE = -100  # targets that are not scored (cross_entropy's ignore_index)
 ACTIVATIONS = {"gelu": nn.GELU, "relu": nn.ReLU}
@@ -174,6 +176,55 @@ class LMTrainer:
         tail = [h["loss"] for h in self.history[-k:]]
         return sum(tail) / len(tail) if tail else None
 
+    def view(self, probe: str) -> RunView:
+        """What the lab's live view draws of this run, with the attention maps of the model reading `probe`."""
+        return RunView(causal=self.config.causal, steps=self.steps, recent_loss=self.recent_loss(), curve=self.curve(),
+                       maps=[m.numpy() for m in self.attention(probe)], tokens=list(probe[-self.config.block_size:]),
+                       floor=self.task.loss_floor())
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One run as the live view draws it: plain values and NumPy arrays only (for sim.plots)."""
+
+    causal: bool  # trained with the causal mask
+    steps: int  # optimizer steps so far
+    recent_loss: float | None  # LMTrainer.recent_loss
+    curve: tuple[list[int], list[float]]  # LMTrainer.curve: steps and losses, decimated
+    maps: list[np.ndarray]  # per layer, the (H, T, T) attention weights of the probe
+    tokens: list[str]  # the probe's characters the model read (its last block_size)
+    floor: float | None  # the task's loss floor (Task.loss_floor)
+
+
+def lab_trainer(task, layers: int, heads: int, width: int, lr: float, seed: int, causal: bool = True) -> LMTrainer:
+    """The lab's run: a TinyTransformer sized for `task` (feed-forward 4 × width), Adam on batches of 32."""
+    config = TransformerConfig(vocab_size=len(task.vocab), block_size=task.block_size, n_layer=layers, n_head=heads,
+                               d_model=width, d_ff=4 * width, causal=causal)
+    return LMTrainer(config, task, lr=lr, batch_size=32, seed=seed)
+
+
+def generation_report(trainers: list[LMTrainer], prompt: str, labels: dict) -> list[str]:
+    """What each run generates from `prompt` as Markdown lines: a text's greedy and sampled continuations, or a
+    generated task's answer next to the right one with the run's exact-answer rate.
+
+    labels: templates "generated_text" ({run} {prompt} {greedy} {sampled}) and "generated" ({run} {prompt} {got}
+    {answer} {mark} {acc}), and the run names "run.causal_short" and "run.open_short".
+    """
+    lines = []
+    for tr in trainers:
+        run, task = labels["run.causal_short" if tr.config.causal else "run.open_short"], tr.task
+        if task.name == "text":
+            lines.append(labels["generated_text"].format(
+                run=run, prompt=md(prompt), greedy=md(tr.complete(prompt, 40)),
+                sampled=md(tr.complete(prompt, 40, greedy=False, seed=1))))
+        else:
+            answer = task.answer(prompt)
+            got = tr.complete(task.prompt_text(prompt), len(answer))
+            lines.append(labels["generated"].format(
+                run=run, prompt=md(task.prompt_text(prompt)), got=md(got), answer=md(answer),
+                mark="✅" if got == answer else "❌", acc=f"{tr.generation_accuracy():.0%}"))
+    return lines
+
 
 # ---------- the notes' FFN example: x = [1, 2] -> h = [5, 2] -> y = [5, 9] ----------
 # The notes' text keeps x, h and y but lost its weight matrices (a formula image); these 2×2 weights reproduce them.
@@ -195,3 +246,11 @@ def notes_ffn() -> tuple[FeedForward, dict[str, torch.Tensor]]:
     a = ffn.act(h)
     return ffn, {"x": x, "w_up": ffn.up.weight.T.detach(), "h": h, "relu": a, "w_down": ffn.down.weight.T.detach(),
                  "y": ffn.down(a)}
+
+
+def notes_ffn_text() -> str:
+    """The notes' FFN example stage by stage (notes_ffn), as a code block."""
+    _, s = notes_ffn()
+    return (f"x      = {fmt(s['x'], 0)}\nW_up   = {fmt(s['w_up'], 0)}\n"
+            f"h      = x·W_up      = {fmt(s['h'], 0)}\nReLU(h)              = {fmt(s['relu'], 0)}\n"
+            f"W_down = {fmt(s['w_down'], 0)}\ny      = ReLU(h)·W_down = {fmt(s['y'], 0)}")

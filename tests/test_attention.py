@@ -1,6 +1,7 @@
 """Attention engine against PyTorch's own attention, and the notes' worked numbers."""
 import math
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -11,14 +12,27 @@ from sim.attention import (
     MultiHeadAttention,
     attend_row,
     causal_mask,
+    embed_tokens,
+    fmt,
+    head_choices,
+    head_indices,
+    head_stats,
+    lab_pipeline,
     make_mask,
+    notes_bars,
+    notes_softmax_table,
+    notes_weighted_sum_text,
+    random_attention,
     row_entropy,
     run_pipeline,
+    scale_text,
     scaled_dot_product,
     sliding_window_mask,
     softmax_naive,
     softmax_stable,
+    stable_softmax_table,
 )
+from sim.plots.attention import ANNOTATE_MAX_TOKENS, PIPELINE_ROWS, pipeline_figures
 
 
 def qkv(B=2, H=3, T=7, d=5, seed=0):
@@ -160,3 +174,104 @@ def test_naive_softmax_overflows_and_the_stable_one_does_not():
 def test_row_entropy_limits():
     assert row_entropy(torch.tensor([1.0, 0.0, 0.0])).item() == 0
     assert math.isclose(row_entropy(torch.full((4,), 0.25)).item(), math.log(4), rel_tol=1e-6)
+
+
+# ---------- what the lab shows ----------
+@pytest.mark.parametrize("mask", ["none", "causal", "window"])
+def test_lab_pipeline_matches_torchs_multihead_attention(mask):
+    tokens = ["the", "cat", "猫", "the", "dog"]
+    p = lab_pipeline(tokens, 12, 3, 5, mask, 2)
+    ref = copied_into_torch_mha(random_attention(12, 3, 5), 12, 3)
+    x = embed_tokens(tokens, 12, 5)
+    allowed = make_mask(mask, 5, 2)
+    expected, weights = ref(x[None], x[None], x[None], attn_mask=None if allowed is None else ~allowed,
+                            average_attn_weights=False)
+    torch.testing.assert_close(p.output, expected[0].detach(), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(p.weights, weights[0].detach(), rtol=1e-5, atol=1e-5)
+    assert p.d_head == 4 and torch.equal(p.x, x)
+
+
+def test_lab_pipeline_unscaled_with_a_temperature_is_torchs_softmax_of_qk_over_t():
+    p = lab_pipeline(list("abcd"), 8, 2, 1, "causal", 2, scale_by_sqrt_d=False, temperature=2.0)
+    scores = p.q @ p.k.transpose(-2, -1) / 2.0
+    ref = F.scaled_dot_product_attention(p.q, p.k, p.v, is_causal=True, scale=0.5)
+    torch.testing.assert_close(p.scaled, scores)
+    torch.testing.assert_close(p.heads_out, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_pipeline_arrays_are_the_stages_as_numpy():
+    p = lab_pipeline(list("abc"), 4, 2, 0, "none", 2)
+    a = p.arrays()
+    assert a["mask"] is None and set(a) == {"x", "q", "k", "v", "raw", "scaled", "mask", "weights", "heads_out",
+                                            "concat", "output"}
+    assert isinstance(a["weights"], np.ndarray) and np.array_equal(a["weights"], p.weights.numpy())
+    assert lab_pipeline(list("abc"), 4, 2, 0, "causal", 2).arrays()["mask"].dtype == bool
+
+
+def test_head_choices_indices_and_scale_text():
+    assert head_choices(3) == ("all", "1", "2", "3")
+    assert head_indices("all", 3) == [0, 1, 2] and head_indices("2", 3) == [1]
+    assert scale_text(4, True) == "√4 = 2" and scale_text(2, True) == "√2 = 1.41" and scale_text(8, False) == "1"
+
+
+def test_head_stats_are_numpys_max_entropy_and_row_sums_of_the_chosen_heads():
+    p = lab_pipeline(list("abcdef"), 8, 4, 3, "causal", 2)
+    w = p.weights.numpy()[[1, 3]]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        entropy = -np.nansum(np.where(w > 0, w * np.log(w), 0.0), axis=-1).mean()
+    assert head_stats(p, [1, 3]) == {"max_weight": f"{w.max(-1).mean():.3f}", "entropy": f"{entropy:.3f}",
+                                     "uniform_entropy": f"{math.log(6):.3f}",
+                                     "row_sums": f"{w.sum(-1).min():.4f} … {w.sum(-1).max():.4f}"}
+
+
+def test_fmt():
+    assert fmt([1, 2.5]) == "[1.000, 2.500]" and fmt(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), 0) == "[[1, 2], [3, 4]]"
+
+
+def test_notes_tables_have_the_closed_form_softmax():
+    e = [math.exp(s) for s in NOTES_SCORES]
+    w = [x / sum(e) for x in e]  # 0.844, 0.114, 0.042
+    names, scores, weights = notes_bars()
+    assert names == ["key0", "key1", "key2"] and scores == list(NOTES_SCORES)
+    assert weights == pytest.approx(w, rel=1e-6)
+    table = notes_softmax_table("key").splitlines()
+    assert table[0] == "| key | s | e^s | e^s / Σ |" and len(table) == 6
+    assert table[2] == f"| key0 | 2 | {e[0]:.4f} | **0.844** |"
+    assert table[4] == f"| key2 | -1 | {e[2]:.4f} | **0.042** |"
+    assert table[5] == f"| Σ | | {sum(e):.4f} | 1.000 |"
+    out = [sum(wj * v[i] for wj, v in zip(w, NOTES_VALUES)) for i in range(2)]  # [0.928, 0.270]
+    assert notes_weighted_sum_text() == ("v0 = [1, 0]   v1 = [0, 2]   v2 = [2, 1]\n"
+                                         "output = 0.844×[1, 0] + 0.114×[0, 2] + 0.042×[2, 1]\n"
+                                         f"       = [{out[0]:.3f}, {out[1]:.3f}]")
+
+
+def test_stable_softmax_table_overflows_only_naively():
+    table, overflow = stable_softmax_table(1000, "naive", "stable")
+    assert overflow and table.splitlines() == [
+        "| | naive | stable |", "|---|---|---|", "| s | [1000, 999, 998] | s − max = [0, -1, -2] |",
+        f"| e^… | [inf, inf, inf] | [1.0000, {math.exp(-1):.4f}, {math.exp(-2):.4f}] |",
+        "| softmax | [nan, nan, nan] | [0.665, 0.245, 0.090] |"]
+    table, overflow = stable_softmax_table(10, "n", "s")
+    naive_exp = table.splitlines()[3].split("|")[2].strip(" []").split(", ")  # float32: e^10 to 7 digits
+    assert not overflow and [float(x) for x in naive_exp] == pytest.approx([math.exp(s) for s in (10, 9, 8)], 1e-6)
+    assert table.endswith("| softmax | [0.665, 0.245, 0.090] | [0.665, 0.245, 0.090] |")
+
+
+def stage_labels():
+    keys = [k for row in PIPELINE_ROWS for k in row]
+    return {**{k: k + " {shape}" for k in keys}, "head": "head {h}", "masked_cell": "masked", "row_sum": "sum"}
+
+
+@pytest.mark.parametrize("T,numbers,written", [(ANNOTATE_MAX_TOKENS, True, True),
+                                               (ANNOTATE_MAX_TOKENS + 1, True, False), (3, False, False)])
+def test_pipeline_figures_from_numpy_arrays(T, numbers, written):
+    p = lab_pipeline([f"w{i}" for i in range(T)], 8, 2, 0, "causal", 2)
+    figs = pipeline_figures(p.arrays(), [f"w{i}" for i in range(T)], [1], stage_labels(), numbers=numbers)
+    assert list(figs) == ["x", "q", "k", "v", "raw", "scaled", "masked", "weights", "heads_out", "concat", "output"]
+    assert sorted(figs) == sorted(k for row in PIPELINE_ROWS for k in row)
+    assert figs["q"].layout.title.text == f"q ({T}, 4)" and figs["x"].layout.title.text == f"x ({T}, 8)"
+    assert (figs["x"].data[0].texttemplate is not None) == written
+    z = np.array(figs["weights"].data[0].z, dtype=float)  # head 2's weights; the masked cells drawn apart
+    expected = p.weights[1].numpy().astype(float)
+    expected[~causal_mask(T).numpy()] = np.nan
+    np.testing.assert_allclose(z[:, :T], expected, rtol=1e-6)

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from browsertools import open_page, pixels
 
+from sim.plots.attention import MASKED_COLOR
+from sim.plots.palette import rgb
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -24,7 +26,7 @@ def test_pipeline_heatmaps_are_drawn_with_masked_cells(server, page):
     weights.scroll_into_view_if_needed()
     time.sleep(0.5)
     img = pixels(weights)
-    grey = (np.abs(img - 200).max(axis=-1) <= 3).mean()  # the masked cells' flat grey
+    grey = (np.abs(img - np.array(rgb(MASKED_COLOR))).max(axis=-1) <= 3).mean()  # the masked cells' flat grey
     blue = ((img[..., 2] > 150) & (img[..., 0] < 60)).mean()  # large weights
     assert grey > 0.01 and blue > 0.005, (grey, blue)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.plots.palette import CLASSES, PALETTE
+from sim.plots.palette import CLASSES, PALETTE, rgb
 from ui.components import component_script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,10 +17,6 @@ NODE = shutil.which("node")
 SCRIPTS = [(UI / "live_view.js", UI / "live_view.css"), (UI / "live_plots.js", UI / "live_plots.css"),
            (ROOT / "labs/gpu/memsim_view.js", ROOT / "labs/gpu/memsim_view.css")]
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
-
-
-def rgb(colour: str) -> list[int]:
-    return [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
 
 
 @needs_node
@@ -40,9 +36,9 @@ def test_the_components_colours_are_the_palettes(tmp_path):
     result = subprocess.run([NODE, str(module)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     got = json.loads(result.stdout)
-    assert got["ORANGE"] == rgb(PALETTE["orange"]) and got["BLUE"] == rgb(PALETTE["blue"])
+    assert got["ORANGE"] == list(rgb(PALETTE["orange"])) and got["BLUE"] == list(rgb(PALETTE["blue"]))
     assert got["WHITE"] == [255, 255, 255]
-    assert got["CLASS"] == [rgb(c) for c in CLASSES]
+    assert got["CLASS"] == [list(rgb(c)) for c in CLASSES]
     assert f"--mlsim-blue:{PALETTE['blue']}" in got["STYLE"]
 
 

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from sim.plots.palette import rgb
 from sim.plots.shapes import COLOURS, HIGHLIGHT
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 ZH, EN = catalogue("zh"), catalogue("en")
-RGB = lambda colour: tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))  # noqa: E731
-RED = RGB(HIGHLIGHT)  # the highlighted path
-BLUE_FILL = RGB(COLOURS["matmul"][0])  # matrix-product boxes
+RED = rgb(HIGHLIGHT)  # the highlighted path
+BLUE_FILL = rgb(COLOURS["matmul"][0])  # matrix-product boxes
 
 
 def open_shapes(page, server, query):

@@ -1,16 +1,25 @@
 """The tiny transformer: causality, generation, the FFN example, tasks and the live trainer."""
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 import torch
 
-from sim.tasks import LETTERS, SEP, make_task, split_tokens
+from sim.plots.attention import live_frame, loss_text
+from sim.tasks import LETTERS, SEP, lab_task, make_task, split_tokens
+from sim.text import md
 from sim.transformer import (
     IGNORE,
     Block,
     FeedForward,
     LMTrainer,
+    RunView,
     TinyTransformer,
     TransformerConfig,
+    generation_report,
+    lab_trainer,
     notes_ffn,
+    notes_ffn_text,
 )
 
 
@@ -190,3 +199,120 @@ def test_without_the_mask_sort_is_learned_by_reading_the_answer_and_generation_f
     cheat.step(150)
     assert cheat.recent_loss() < honest.recent_loss()
     assert cheat.generation_accuracy(32) < 0.5
+
+
+# ---------- what the lab builds and shows ----------
+def test_notes_ffn_text_is_the_hand_computation():
+    # x = [1, 2]; W_up = [[1, 2], [2, 0]]: h = [1·1 + 2·2, 1·2 + 2·0] = [5, 2]
+    # W_down = [[1, 1], [0, 2]]: y = [5·1 + 2·0, 5·1 + 2·2] = [5, 9]
+    assert notes_ffn_text() == ("x      = [1, 2]\nW_up   = [[1, 2], [2, 0]]\nh      = x·W_up      = [5, 2]\n"
+                                "ReLU(h)              = [5, 2]\nW_down = [[1, 1], [0, 2]]\n"
+                                "y      = ReLU(h)·W_down = [5, 9]")
+
+
+def test_lab_task_and_trainer_sizes():
+    text = lab_task("text", 5, 8, "hello world, hello")
+    assert text.name == "text" and text.length == 8 and text.block_size == 8
+    copy = lab_task("copy", 5, 8, score_prompt=True)
+    assert copy.length == 5 and copy.block_size == 10 and copy.score_prompt
+    tr = lab_trainer(copy, 2, 4, 16, 0.01, 3, causal=False)
+    assert tr.config == TransformerConfig(vocab_size=9, block_size=10, n_layer=2, n_head=4, d_model=16, d_ff=64,
+                                          causal=False)
+    assert tr.lr == 0.01 and tr.batch_size == 32 and tr.task is copy
+    ref = LMTrainer(tr.config, copy, lr=0.01, batch_size=32, seed=3)  # the same seed: the same weights
+    assert all(torch.equal(a, b) for a, b in zip(tr.model.parameters(), ref.model.parameters()))
+    with pytest.raises(ValueError, match="invalid:text_short"):
+        lab_task("text", 5, 30, "short")
+
+
+def test_probes_read_what_the_user_typed_or_fall_back():
+    task = make_task("reverse", 4)
+    default = task.default_probe()
+    assert default == task.random_prompts(1, torch.Generator().manual_seed(7))[0]
+    assert task.read_probe(" DcBa ") == ("dcba|abc", "dcba", True)  # prompt, separator, answer but its last token
+    assert task.read_probe("xyzw") == (task.example(default)[:-1], default, False)
+    assert task.read_probe("abc")[2] is False
+    assert make_task("repeat", 2).read_probe("ab") == ("ababa", "ab", True)  # ab, then abab but its last
+    text = make_task("text", 4, "hello world")
+    assert text.default_probe() == "hell"
+    assert text.read_probe("low") == ("low", "low", True)
+    for bad in ("", "hello", "HEL"):
+        assert text.read_probe(bad) == ("hell", "hell", False)
+
+
+def test_run_view_is_the_trainers_curve_and_maps():
+    tr = trainer()
+    tr.step(3)
+    v = tr.view("abcd|abcd")  # longer than block_size 8: its last 8 tokens are read
+    assert v.causal and v.steps == 3 and v.recent_loss == tr.recent_loss() and v.curve == tr.curve()
+    assert v.tokens == list("bcd|abcd") and v.floor == 0.0
+    assert len(v.maps) == 1 and isinstance(v.maps[0], np.ndarray)
+    np.testing.assert_array_equal(v.maps[0], tr.attention("bcd|abcd")[0].numpy())
+
+
+LABELS = {"plot.step": "step", "plot.loss": "loss", "plot.floor": "floor", "plot.train_loss": "Training loss",
+          "plot.map": "L{layer} H{head}", "run.causal": "Causal", "run.open": "Open", "run.causal_short": "c",
+          "run.open_short": "o", "live_caption": "step {step} · loss {loss}",
+          "compare_caption": "{run}: {step} {loss}", "generated": "{run} {prompt} {got} {answer} {mark} {acc}",
+          "generated_text": "{run} {prompt} {greedy} {sampled}"}
+
+
+def run_view(causal=True, losses=(2.0, 1.5, 1.0), layers=1, floor=None):
+    maps = [np.full((2, 3, 3), 1 / 3) for _ in range(layers)]
+    return RunView(causal=causal, steps=len(losses), recent_loss=sum(losses) / len(losses) if losses else None,
+                   curve=(list(range(1, len(losses) + 1)), list(losses)), maps=maps, tokens=list("ab|"), floor=floor)
+
+
+def test_train_frame_by_hand():
+    frame = live_frame("train", [run_view(layers=2)], LABELS)
+    assert frame["epoch"] == 3 and frame["caption"] == "step 3 · loss 1.5000"
+    loss, *maps = frame["panels"]
+    assert loss["series"][0]["y"] == [2.0, 1.5, 1.0] and loss["series"][0]["color"] == "#f59322"
+    assert len(maps) == 4  # 2 layers × 2 heads
+    assert loss_text(None) == "—"
+    assert live_frame("train", [run_view(losses=())], LABELS)["caption"] == "step 0 · loss —"
+
+
+def test_compare_frame_shares_one_scale_and_the_floor():
+    causal, open_ = run_view(losses=(3.0, 1.0), floor=0.5), run_view(causal=False, losses=(2.5, 0.2), layers=2)
+    frame = live_frame("compare", [causal, open_], LABELS)
+    assert frame["caption"] == "c: 2 2.0000 · o: 2 1.3500"
+    a, b, *maps = frame["panels"]
+    assert a["y_range"] == b["y_range"] == [0.0, 3.0]  # the highest early loss of either run
+    assert [s["label"] for s in a["series"]] == ["loss", "floor"] and a["series"][1]["y"] == [0.5, 0.5]
+    assert len(maps) == 4 and maps[0]["title"].startswith("c · L1 H") and maps[2]["title"] == "o · L1 H1"
+    low = live_frame("compare", [run_view(losses=(0.01,), floor=None), run_view(False, (0.02,))], LABELS)
+    assert low["panels"][0]["y_range"] == [0.0, 0.1]  # never flatter than 0.1
+
+
+class FakeTrainer:
+    """complete() and generation_accuracy() of a trainer whose answers are known."""
+
+    def __init__(self, task, causal, said):
+        self.task, self.config, self.said = task, SimpleNamespace(causal=causal), said
+
+    def complete(self, prompt, n, greedy=True, seed=0):
+        return self.said[(prompt, greedy)][:n]
+
+    def generation_accuracy(self):
+        return 0.25
+
+
+def test_generation_report_by_hand():
+    task = make_task("reverse", 3)
+    right = FakeTrainer(task, True, {("abc|", True): "cba"})
+    wrong = FakeTrainer(task, False, {("abc|", True): "abc"})
+    assert generation_report([right, wrong], "abc", LABELS) == [f"c {md('abc|')} {md('cba')} {md('cba')} ✅ 25%",
+                                                                 f"o {md('abc|')} {md('abc')} {md('cba')} ❌ 25%"]
+    text = make_task("text", 4, "hello world")
+    said = {("hel", True): "lo world" * 5, ("hel", False): "p me" * 10}
+    assert generation_report([FakeTrainer(text, True, said)], "hel", LABELS) == [
+        f"c {md('hel')} {md(('lo world' * 5)[:40])} {md(('p me' * 10)[:40])}"]
+
+
+def test_generation_report_of_a_real_trainer():
+    tr = trainer()
+    (line,) = generation_report([tr], "abcd", LABELS)
+    got = tr.complete("abcd|", 4)
+    assert line == f"c {md('abcd|')} {md(got)} {md('abcd')} {'✅' if got == 'abcd' else '❌'} " \
+                   f"{tr.generation_accuracy():.0%}"

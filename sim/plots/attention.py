@@ -6,14 +6,17 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from sim.attention import Pipeline
 from sim.plots.curves import GUIDE_COLOR, TEST_COLOR, TRAIN_COLOR, compact_layout
+from sim.plots.palette import BLUE, MASKED, ORANGE, WHITE
 from sim.plots.panels import heatmap_panel, series, xy_panel
 
-MASKED_COLOR = "#c8c8c8"  # masked cells: a flat grey with a cross, never a colour of the value scale
-SEQUENTIAL = [[0.0, "#ffffff"], [1.0, "#0877bd"]]  # weights in [0, 1]: white (0) to blue (1)
-DIVERGING = [[0.0, "#f59322"], [0.5, "#ffffff"], [1.0, "#0877bd"]]  # signed values: orange - white - blue
+MASKED_COLOR = MASKED  # masked cells: a flat grey with a cross, never a colour of the value scale
+SEQUENTIAL = [[0.0, WHITE], [1.0, BLUE]]  # weights in [0, 1]: white (0) to blue (1)
+DIVERGING = [[0.0, ORANGE], [0.5, WHITE], [1.0, BLUE]]  # signed values: orange - white - blue
 CELL_PX = 18  # height of one matrix row on screen
+ANNOTATE_MAX_TOKENS = 8  # numbers are written in the cells of sequences up to this long
+# the pipeline's figures as the lab lays them out, a row of figures at a time
+PIPELINE_ROWS = (("x",), ("q", "k", "v"), ("raw", "scaled"), ("masked", "weights"), ("heads_out", "concat", "output"))
 
 
 def stage_figure(title: str, mats: Sequence[np.ndarray], *, row_labels: Sequence[str],
@@ -133,39 +136,78 @@ def _shape(*dims: int) -> str:
     return "(" + ", ".join(str(d) for d in dims) + ")"
 
 
-def pipeline_figures(p: Pipeline, tokens: Sequence[str], heads: Sequence[int], labels: dict,
-                     annotate: bool) -> dict[str, go.Figure]:
-    """One figure per stage of a sim.attention.Pipeline, for the chosen heads (indices).
+def pipeline_figures(stages: dict[str, np.ndarray | None], tokens: Sequence[str], heads: Sequence[int], labels: dict,
+                     numbers: bool) -> dict[str, go.Figure]:
+    """One figure per stage of a sim.attention.Pipeline (its arrays()), for the chosen heads (indices); numbers in
+    the cells when asked for and the sequence has at most ANNOTATE_MAX_TOKENS tokens.
 
     labels: a title template per stage ("x", "q", "k", "v", "raw", "scaled", "masked", "weights", "heads_out",
     "concat", "output") with a {shape} field, plus "head" ("head {h}"), "masked_cell" (hover) and "row_sum".
     """
-    T, C = p.x.shape
-    H, _, dh = p.q.shape
+    T, C = stages["x"].shape
+    H, _, dh = stages["q"].shape
+    annotate = numbers and T <= ANNOTATE_MAX_TOKENS
     one = len(heads) == 1
     blocks = [] if H == 1 else [labels["head"].format(h=h + 1) for h in heads]
-    forbid = None if p.mask is None else (~p.mask).numpy()
+    forbid = None if stages["mask"] is None else ~stages["mask"]
     dims, feats = [str(j) for j in range(dh)], [str(j) for j in range(C)]
 
-    def per_head(key: str, t, cols: Sequence[str], last: int, **kw) -> go.Figure:
+    def per_head(key: str, cols: Sequence[str], last: int, stage: str | None = None, **kw) -> go.Figure:
         shape = _shape(T, last) if one else _shape(len(heads), T, last)
-        return stage_figure(labels[key].format(shape=shape), [t[h].numpy() for h in heads], row_labels=tokens,
-                            col_labels=cols, block_titles=blocks, annotate=annotate, masked_label=labels["masked_cell"],
-                            **kw)
+        return stage_figure(labels[key].format(shape=shape), [stages[stage or key][h] for h in heads],
+                            row_labels=tokens, col_labels=cols, block_titles=blocks, annotate=annotate,
+                            masked_label=labels["masked_cell"], **kw)
 
-    def whole(key: str, t) -> go.Figure:
-        return stage_figure(labels[key].format(shape=_shape(T, C)), [t.numpy()], row_labels=tokens,
+    def whole(key: str) -> go.Figure:
+        return stage_figure(labels[key].format(shape=_shape(T, C)), [stages[key]], row_labels=tokens,
                             col_labels=feats, annotate=annotate)
 
-    figs = {"x": whole("x", p.x)}
+    figs = {"x": whole("x")}
     for key in ("q", "k", "v"):
-        figs[key] = per_head(key, getattr(p, key), dims, dh)
-    figs["raw"] = per_head("raw", p.raw, tokens, T)
-    figs["scaled"] = per_head("scaled", p.scaled, tokens, T)
-    figs["masked"] = per_head("masked", p.scaled, tokens, T, mask=forbid)
-    figs["weights"] = per_head("weights", p.weights, tokens, T, mask=forbid, weights=True,
-                               row_sums_label=labels["row_sum"])
-    figs["heads_out"] = per_head("heads_out", p.heads_out, dims, dh)
-    figs["concat"] = whole("concat", p.concat)
-    figs["output"] = whole("output", p.output)
+        figs[key] = per_head(key, dims, dh)
+    figs["raw"] = per_head("raw", tokens, T)
+    figs["scaled"] = per_head("scaled", tokens, T)
+    figs["masked"] = per_head("masked", tokens, T, stage="scaled", mask=forbid)
+    figs["weights"] = per_head("weights", tokens, T, mask=forbid, weights=True, row_sums_label=labels["row_sum"])
+    figs["heads_out"] = per_head("heads_out", dims, dh)
+    figs["concat"] = whole("concat")
+    figs["output"] = whole("output")
     return figs
+
+
+# ---------- the tiny transformer's live frames ----------
+def loss_text(loss: float | None) -> str:
+    """A loss to 4 decimals; "—" when there is none yet."""
+    return "—" if loss is None else f"{loss:.4f}"
+
+
+def live_frame(kind: str, runs: Sequence, labels: dict) -> dict:
+    """One frame of the lab's live view of its runs (sim.transformer.RunView): for "train" (one run) its loss curve
+    and every layer's and head's attention map; for "compare" (causal, then open) both loss curves on one scale
+    with the task's floor, and each run's first-layer maps.
+
+    labels: "plot.step", "plot.loss", "plot.floor", "plot.train_loss", "plot.map" ({layer} {head}), the run names
+    "run.causal", "run.open", "run.causal_short", "run.open_short", and the caption templates "live_caption"
+    ({step} {loss}) and "compare_caption" ({run} {step} {loss}).
+    """
+    axes = {"step": labels["plot.step"], "loss": labels["plot.loss"], "floor": labels["plot.floor"]}
+
+    def name(run, short: bool = True) -> str:
+        return labels[("run.causal" if run.causal else "run.open") + ("_short" if short else "")]
+
+    if kind == "train":
+        (run,) = runs
+        panels = [loss_panel(labels["plot.train_loss"], [(labels["plot.loss"], *run.curve, TRAIN_COLOR)], axes),
+                  *attention_panels(run.maps, run.tokens, labels["plot.map"], run.causal)]
+        caption = labels["live_caption"].format(step=run.steps, loss=loss_text(run.recent_loss))
+        return {"epoch": run.steps, "caption": caption, "panels": panels}
+    floor = runs[0].floor
+    top = max([max(run.curve[1][:50], default=0.0) for run in runs] + [floor or 0.0, 0.1])
+    panels = [loss_panel(name(run, short=False), [(labels["plot.loss"], *run.curve, colour)], axes, floor=floor,
+                         y_max=top, width=320) for run, colour in zip(runs, (TEST_COLOR, TRAIN_COLOR))]
+    for run in runs:
+        panels += attention_panels(run.maps[:1], runs[0].tokens, f"{name(run)} · {labels['plot.map']}", run.causal,
+                                   size=180)
+    caption = " · ".join(labels["compare_caption"].format(run=name(run), step=run.steps,
+                                                          loss=loss_text(run.recent_loss)) for run in runs)
+    return {"epoch": runs[0].steps, "caption": caption, "panels": panels}

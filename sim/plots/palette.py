@@ -16,13 +16,16 @@ ALARM, GOOD = PALETTE["alarm"], PALETTE["good"]
 CLASSES = (ORANGE, BLUE, GREEN, PURPLE, RED)  # class k of a k-class problem
 
 
+def rgb(colour: str) -> tuple[int, int, int]:
+    """'#rrggbb' as three bytes."""
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
 def rgba(colour: str, alpha: float) -> str:
     """'#rrggbb' with an opacity, as Plotly takes it."""
-    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    return f"rgba({r},{g},{b},{alpha})"
+    return "rgba({},{},{},{})".format(*rgb(colour), alpha)
 
 
 def tint(colour: str, share: float) -> str:
     """'#rrggbb' mixed with white: `share` of the colour (1 the colour itself, 0 white)."""
-    r, g, b = (round(255 - (255 - int(colour[i:i + 2], 16)) * share) for i in (1, 3, 5))
-    return f"#{r:02x}{g:02x}{b:02x}"
+    return "#" + "".join(f"{round(255 - (255 - c) * share):02x}" for c in rgb(colour))
