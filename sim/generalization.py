@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.data import DOMAIN
+from sim.data import DOMAIN, make_classification, split
 from sim.regression import feature_map, least_squares
 from sim.regression_data import make_dataset, truth
 
@@ -21,6 +21,10 @@ X_RANGE = (-3.0, 3.0)  # where its x lie
 MAX_DEGREE = 20  # the sweep stops here, or at n_train - 1 (a polynomial through every training point)
 N_NEW = 1000  # points of truly new data: a large fresh sample that stands in for "the world"
 GRID = np.linspace(*X_RANGE, 121)  # where curves are evaluated to be drawn: smooth, and light to send per frame
+TEST_SHARES = (0.1, 0.2)  # the notes' range for the test share (what train and validation leave)
+NOISE_POINTS, NOISE_GRID = 300, 25  # label-noise run: points (half train, half validation), boundary cells a side
+# sim.data's noise only jitters the moons; for circle and xor it would flip labels, which is flip_labels' own job
+SPREAD = {"moons": 0.15}
 
 
 def three_way_split(n: int, train: float, val: float, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -69,6 +73,15 @@ class CurveData:
         """Train and validation together: what cross-validation splits up (the test part stays out)."""
         return np.concatenate([self.train, self.val])
 
+    @property
+    def parts(self) -> dict[str, np.ndarray]:
+        """The three parts' indices by name: "train", "val", "test"."""
+        return {"train": self.train, "val": self.val, "test": self.test}
+
+    def train_val(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(x_train, y_train, x_val, y_val): what a network is trained and validated on."""
+        return self.x[self.train], self.y[self.train], self.x[self.val], self.y[self.val]
+
 
 def curve_data(n: int, noise: float, train: float, val: float, seed: int) -> CurveData:
     """n noisy points of the sine set split into train / validation / test, and N_NEW new ones."""
@@ -77,6 +90,13 @@ def curve_data(n: int, noise: float, train: float, val: float, seed: int) -> Cur
     new = make_dataset(CURVE, N_NEW, noise, int(np.random.SeedSequence(seed, spawn_key=(5,)).generate_state(1)[0]))
     tr, va, te = three_way_split(n, train, val, seed)
     return CurveData(pool.x[:, 0], pool.y, tr, va, te, new.x[:, 0], new.y)
+
+
+def odd_test_share(train: float, val: float) -> float | None:
+    """The test share 1 - train - val when there is one but it lies outside the notes' TEST_SHARES; else None."""
+    test = 1 - train - val
+    lo, hi = TEST_SHARES
+    return test if 1e-9 < test and not lo - 1e-9 <= test <= hi + 1e-9 else None
 
 
 def true_curve(x: np.ndarray) -> np.ndarray:
@@ -94,6 +114,23 @@ def poly_fit(x: np.ndarray, y: np.ndarray, degree: int) -> Callable[[np.ndarray]
 def mse(predict: Callable[[np.ndarray], np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
     """Mean squared error of a model on (x, y)."""
     return float(np.mean((predict(x) - y) ** 2))
+
+
+@dataclass(frozen=True, eq=False)
+class FitErrors:
+    """One polynomial fitted on the training part, and its MSE on the training, validation and new data."""
+
+    predict: Callable[[np.ndarray], np.ndarray]
+    train: float
+    val: float
+    new: float
+
+
+def fit_errors(data: CurveData, degree: int) -> FitErrors:
+    """The least-squares polynomial of a degree on data's training part, scored on every part but the test."""
+    x, y, x_val, y_val = data.train_val()
+    f = poly_fit(x, y, degree)
+    return FitErrors(f, mse(f, x, y), mse(f, x_val, y_val), mse(f, data.x_new, data.y_new))
 
 
 @dataclass(frozen=True)
@@ -145,6 +182,12 @@ def cross_validate(data: CurveData, degree: int, k: int, seed: int) -> list[Fold
     return folds
 
 
+def cv_summary(folds: list[Fold]) -> tuple[float, float]:
+    """Mean and (population) standard deviation of the folds' scores."""
+    scores = np.array([f.score for f in folds])
+    return float(scores.mean()), float(scores.std())
+
+
 def plane_grid(resolution: int) -> np.ndarray:
     """Points (resolution², 2) of an even grid over sim.data's plane [-6, 6]², where a boundary is drawn."""
     axis = np.linspace(-DOMAIN, DOMAIN, resolution)
@@ -160,3 +203,28 @@ def flip_labels(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, 
     flipped = np.zeros(len(y), dtype=bool)
     flipped[rng.choice(len(y), round(fraction * len(y)), replace=False)] = True
     return np.where(flipped, 1 - y, y), flipped
+
+
+NOISE_CELLS = plane_grid(NOISE_GRID)  # where the label-noise run's boundary is drawn
+
+
+@dataclass(frozen=True, eq=False)
+class NoisyPoints:
+    """The label-noise run's data: training points with some labels flipped, validation points left clean."""
+
+    X_train: np.ndarray  # (n, 2)
+    y_train: np.ndarray  # (n,) 0/1, flipped where `flipped`
+    flipped: np.ndarray  # (n,) bool
+    X_val: np.ndarray
+    y_val: np.ndarray  # clean
+
+    def train_val(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return self.X_train, self.y_train, self.X_val, self.y_val
+
+
+def noisy_points(dataset: str, flip: float, seed: int, n: int = NOISE_POINTS) -> NoisyPoints:
+    """n two-class points of sim.data: half to train (a share `flip` of their labels flipped), half to validate."""
+    X, y = make_classification(dataset, n, SPREAD.get(dataset, 0.0), seed)
+    tr, va = split(n, 0.5, seed)
+    y_noisy, flipped = flip_labels(y[tr], flip, seed)
+    return NoisyPoints(X[tr], y_noisy, flipped, X[va], y[va])

@@ -48,6 +48,11 @@ class Scores:
     new: float  # accuracy on truly new data: what deployment gets
     spread: float  # standard deviation of (reported - new) over the draws: how much one draw can wobble
 
+    @property
+    def gap(self) -> float:
+        """How much the reported accuracy flatters: reported - new (a share; 0.1 is 10 points)."""
+        return self.reported - self.new
+
 
 @dataclass(frozen=True, eq=False)
 class Leak:
@@ -203,3 +208,13 @@ def time_leak(spell: float, seed: int, n_pool: int = 1000, n_new: int = 500, tes
         if example is None:
             example = {"y": y, "shuffled_test": shuffled_test, "future_test": future_test, "future_train": future_train}
     return Leak(*_mean_scores(draws), example)
+
+
+SCENARIOS = {"scaling": scaling_leak, "group": group_leak, "time": time_leak}
+
+
+def leak(scenario: str, knob: float, seed: int) -> Leak:
+    """The scenario's Leak at its knob's value (see scaling_leak, group_leak, time_leak)."""
+    if scenario not in SCENARIOS:
+        raise ValueError("invalid:scenario")
+    return SCENARIOS[scenario](knob, seed)

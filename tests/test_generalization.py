@@ -9,7 +9,8 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from sim import leakage
 from sim.fit import FitConfig, FitTrainer
-from sim.generalization import (CurveData, cross_validate, curve_data, degree_sweep, flip_labels, kfold_indices, mse,
+from sim.generalization import (GRID, NOISE_CELLS, CurveData, cross_validate, curve_data, cv_summary, degree_sweep,
+                                fit_errors, flip_labels, kfold_indices, mse, noisy_points, odd_test_share,
                                 poly_fit, three_way_split)
 from sim.plots import generalization as plots
 
@@ -266,3 +267,122 @@ def test_figures_build_for_every_scenario():
                                              "interpolating")})
     assert [tr.name for tr in fig.data] == ["train", "val", "new"]
     assert mse(poly_fit(data.x, data.y, 3), data.x, data.y) > 0
+
+
+# ---------- what the page shows (sim.generalization's and sim.plots.generalization's views) ----------
+def test_parts_and_train_val_are_the_split_by_index():
+    data = curve_data(40, 0.5, 0.6, 0.2, 0)
+    assert sorted(np.concatenate(list(data.parts.values())).tolist()) == list(range(40))
+    assert [len(v) for v in data.parts.values()] == [24, 8, 8]
+    x, y, x_val, y_val = data.train_val()
+    assert np.array_equal(x, data.x[data.parts["train"]]) and np.array_equal(y, data.y[data.parts["train"]])
+    assert np.array_equal(x_val, data.x[data.parts["val"]]) and np.array_equal(y_val, data.y[data.parts["val"]])
+
+
+@pytest.mark.parametrize("train,val,odd", [(0.6, 0.1, 0.3), (0.8, 0.15, 0.05), (0.6, 0.2, None), (0.7, 0.2, None),
+                                           (0.75, 0.1, None), (0.8, 0.2, None), (0.8, 0.25, None)])
+def test_odd_test_share_is_the_share_left_outside_ten_to_twenty_percent(train, val, odd):
+    got = odd_test_share(train, val)
+    assert got == pytest.approx(odd) if odd is not None else got is None
+
+
+def test_fit_errors_match_numpy_polyfit():
+    data = curve_data(60, 0.4, 0.6, 0.2, 2)
+    fit = fit_errors(data, 4)
+    coef = np.polyfit(data.x[data.train], data.y[data.train], 4)
+    for got, idx_x, idx_y in ((fit.train, data.x[data.train], data.y[data.train]),
+                              (fit.val, data.x[data.val], data.y[data.val]), (fit.new, data.x_new, data.y_new)):
+        assert got == pytest.approx(np.mean((np.polyval(coef, idx_x) - idx_y) ** 2), rel=1e-6)
+    assert np.allclose(fit.predict(GRID), np.polyval(coef, GRID), atol=1e-8)
+
+
+def test_cv_summary_is_the_mean_and_population_spread_of_the_scores():
+    import statistics
+
+    folds = cross_validate(curve_data(40, 0.5, 0.6, 0.2, 0), 3, 5, 0)
+    scores = [f.score for f in folds]
+    mean, std = cv_summary(folds)
+    assert mean == pytest.approx(statistics.fmean(scores)) and std == pytest.approx(statistics.pstdev(scores))
+    assert cv_summary(folds[:1]) == (pytest.approx(scores[0]), 0.0)
+
+
+def test_noisy_points_flip_only_training_labels_and_split_the_pool_in_half():
+    from sim.data import make_classification
+
+    points = noisy_points("circle", 0.2, 3)
+    X, y = make_classification("circle", 300, 0.0, 3)  # circle: no jitter (flipping is this run's only noise)
+    assert len(points.X_train) == len(points.X_val) == 150 and points.flipped.sum() == 30  # 20 % of 150
+    rows = {tuple(r): label for r, label in zip(X.tolist(), y.tolist())}
+    assert len({tuple(r) for r in np.concatenate([points.X_train, points.X_val]).tolist()}) == 300  # all, once each
+    clean = np.array([rows[tuple(r)] for r in points.X_train.tolist()])
+    assert np.array_equal(points.y_train, np.where(points.flipped, 1 - clean, clean))
+    assert np.array_equal(points.y_val, [rows[tuple(r)] for r in points.X_val.tolist()])
+    assert all(a is b for a, b in zip(points.train_val(), (points.X_train, points.y_train, points.X_val, points.y_val)))
+    assert NOISE_CELLS.shape == (625, 2) and NOISE_CELLS.min() == -6 and NOISE_CELLS.max() == 6
+
+
+def test_leak_runs_the_named_scenario_and_gap_is_reported_minus_new():
+    a, b = leakage.leak("group", 4, 1), leakage.group_leak(4, 1)
+    assert a.leaky == b.leaky and a.honest == b.honest
+    s = leakage.Scores(reported=0.9, new=0.65, spread=0.1)
+    assert s.gap == pytest.approx(0.25)
+    with pytest.raises(ValueError):
+        leakage.leak("weather", 1, 0)
+
+
+class FakeRun:
+    """A run whose prediction and state are known by hand: predict(x) = 2·x (first column), three epochs."""
+
+    def __init__(self, key: str = "loss"):
+        self.epoch, self.best_epoch, self.best_val = 2, 1, 0.25
+        self.history = [{"epoch": e, f"train_{key}": 1.0 / (e + 1), f"val_{key}": 0.5 / (e + 1)} for e in range(3)]
+
+    def predict(self, X):
+        X = np.asarray(X)
+        return 2.0 * (X[:, 0] if X.ndim == 2 else X)
+
+    def weights(self):
+        return np.array([0.0, 1.0, -2.0, 0.0, 0.5, 0.0])
+
+
+def test_views_build_from_sims_objects_with_the_numbers_filled_in():
+    data = curve_data(40, 0.5, 0.6, 0.2, 0)
+    words = {k: k for k in ("train", "val", "test", "truth", "x", "y", "fit", "degree", "mse", "new", "best",
+                            "chosen", "under", "over", "interpolating", "scores_title", "fold", "mean", "title",
+                            "epoch", "u", "v", "weight", "zero")}
+    split = plots.data_figure(data, words)
+    assert sorted(len(tr.x) for tr in split.data if tr.type == "scatter" and tr.name != "truth") == [8, 8, 24]
+    sweep, fit = degree_sweep(data), fit_errors(data, 3)
+    swept, fitted = plots.capacity_figures(data, sweep, fit, 3, words, words)
+    assert list(swept.data[1].y) == pytest.approx(np.maximum(sweep.val, 1e-6))
+    coef = np.polyfit(data.x[data.train], data.y[data.train], 3)
+    assert np.allclose(fitted.data[-1].y, np.polyval(coef, GRID), atol=1e-8)
+
+    folds = cross_validate(data, 3, 4, 0)
+    frame = plots.cv_frame(data, folds, 2, words | {"fold_title": "{i}/{k}", "caption": "{i} {k} {score} {mean} {std}"})
+    s1, s2 = folds[0].score, folds[1].score
+    assert frame["caption"] == f"2 4 {s2:.3f} {(s1 + s2) / 2:.3f} {abs(s1 - s2) / 2:.3f}"
+    assert frame["panels"][0]["title"] == "2/4"
+    assert frame["panels"][1]["series"][0]["y"] == pytest.approx([s1, s2], abs=1e-5)
+
+    curve = {"fit": words, "loss": words, "caption": "{epoch}|{train}|{val}|{best}|{best_val}"}
+    frame = plots.curve_frame(FakeRun(), data, curve)
+    assert frame["caption"] == "2|0.3333|0.1667|1|0.2500" and frame["epoch"] == 2 and len(frame["panels"]) == 2
+    assert frame["panels"][0]["series"][-1]["y"] == pytest.approx(2 * GRID, abs=1e-5)  # the run's curve over the grid
+    frame = plots.regularization_frame(FakeRun(), data, curve | {"weights": words, "zeros": "{z} of {m}"})
+    assert frame["caption"].endswith("  ·  3 of 6") and len(frame["panels"]) == 3
+    assert frame["panels"][0]["width"] == plots.THREE_UP[0]
+
+    points = noisy_points("moons", 0.2, 0)
+    frame = plots.noise_frame(FakeRun("acc"), points, {"boundary": words, "acc": words,
+                                                       "caption": "{epoch} {train} {val} {gap}"})
+    assert frame["caption"] == "2 33.3% 16.7% +16.7"
+    # predict > 0.5 where x > 0.25: the cells of class 1 are the grid's columns right of 0.25
+    assert len(frame["panels"][0]["series"][1]["x"]) == 25 * int((np.linspace(-6, 6, 25) > 0.25).sum())
+    json.dumps(frame)
+
+    leak = leakage.leak("scaling", 10, 0)
+    example, bars = plots.leak_figures("scaling", leak, words, {**words, "leaky": "L", "honest": "H",
+                                                                "reported": "r", "accuracy": "a", "chance": "c"})
+    assert list(bars.data[0].y) == [leak.leaky.reported, leak.honest.reported]
+    assert list(bars.data[1].y) == [leak.leaky.new, leak.honest.new] and len(example.data) == 3

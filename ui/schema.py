@@ -75,6 +75,15 @@ def parse_value(p: Param, raw: str) -> Any:
     raise ValueError(f"unknown kind {p.kind}")
 
 
+def check_value(p: Param, value: Any) -> Any:
+    """A value the app sets (a preset), held to the rules a URL value meets; ValueError if it breaks them."""
+    parsed = parse_value(p, format_value(p, value))
+    same = abs(parsed - value) <= 1e-5 * abs(value) if p.kind == "float" else parsed == value
+    if not same:
+        raise ValueError(f"{p.name}={value!r}")
+    return value
+
+
 def format_value(p: Param, value: Any) -> str:
     if p.kind == "bool":
         return "1" if value else "0"

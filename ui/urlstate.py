@@ -10,7 +10,20 @@ import streamlit as st
 
 from sim.text import md
 from ui.i18n import lang, t
-from ui.schema import Param, read_query, write_query
+from ui.schema import Param, check_value, read_query, write_query
+
+
+def set_values(page: str, schema: list[Param], values: dict[str, Any]) -> None:
+    """Set several of a page's parameters at once (a preset button's callback, before the page reruns).
+
+    Each value is checked against the schema as a URL value would be, kept as the page's value, and its
+    widget shows it on the next run (PageState.widget restores a widget from the kept values).
+    """
+    params = {p.name: p for p in schema}
+    checked = {name: check_value(params[name], value) for name, value in values.items()}
+    st.session_state.setdefault(f"_vals.{page}", {}).update(checked)
+    for name in checked:
+        st.session_state.pop(f"{page}.{name}", None)
 
 
 class PageState:

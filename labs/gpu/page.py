@@ -12,7 +12,7 @@ from ui.i18n import t
 from labs.gpu.memsim_view import show_animation
 from labs.gpu.schema import PAGE, SCHEMA
 from ui.sidebar import cached_device
-from ui.urlstate import PageState
+from ui.urlstate import PageState, set_values
 
 SIZES = ("B", "H", "N", "d", "dtype", "causal")  # what a preset sets
 PRESETS = {"default": {p.name: p.default for p in SCHEMA if p.name in SIZES},
@@ -23,8 +23,7 @@ ss = st.session_state
 
 
 def apply_preset(name: str) -> None:
-    for key, value in PRESETS[name].items():
-        ss[f"{PAGE}.{key}"] = value
+    set_values(PAGE, SCHEMA, PRESETS[name])
 
 
 def controls(state: PageState) -> None:

@@ -9,7 +9,7 @@ from sim.shapes import (PRESETS, ModelTrace, ShapeConfig, ShapeError, check_kv_h
 from ui.i18n import t
 from labs.shapes.schema import PAGE, SCHEMA
 from ui.sidebar import cached_device
-from ui.urlstate import PageState
+from ui.urlstate import PageState, set_values
 
 ROWS = (("batch", "seq_len", "d_model", "n_head"), ("d_ff", "vocab_size", "n_layer", "dtype"))
 ss = st.session_state
@@ -21,14 +21,13 @@ def traced(config: ShapeConfig) -> ModelTrace:
 
 
 def apply_preset(name: str) -> None:
-    for key, value in asdict(PRESETS[name]).items():
-        ss[f"{PAGE}.{key}"] = value
+    set_values(PAGE, SCHEMA, asdict(PRESETS[name]))
 
 
 def keep_plain_mha(state: PageState) -> None:
     """On a new head count: KV heads that equalled the heads (plain multi-head attention) follow it."""
     if state.values["n_kv_head"] == state.values["n_head"]:  # the values before this change
-        ss[f"{PAGE}.n_kv_head"] = ss[f"{PAGE}.n_head"]
+        set_values(PAGE, SCHEMA, {"n_kv_head": ss[f"{PAGE}.n_head"]})
 
 
 def error_text(e: ShapeError) -> str:

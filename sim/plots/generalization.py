@@ -1,26 +1,34 @@
 """Pictures of the generalisation lab: Plotly figures for the static views, panels for the live ones.
 
 Data and translated labels in, a figure or a panel dict out. Colours: training orange, validation
-blue (TensorFlow Playground's pair), test purple, new data grey.
+blue (TensorFlow Playground's pair), test purple, new data grey. The views at the end (data_figure,
+capacity_figures, cv_frame, the live frames, leak_figures) are what the page shows, from sim's objects;
+a label ending in a template ("caption", "zeros", "fold_title") is filled in here.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from sim.data import DOMAIN
+from sim.generalization import GRID, NOISE_CELLS, CurveData, FitErrors, Fold, NoisyPoints, Sweep, cv_summary, \
+    true_curve
 from sim.history import decimate
+from sim.leakage import Leak
 from sim.plots.curves import GUIDE_COLOR, TEST_COLOR, TRAIN_COLOR, compact_layout
+from sim.plots.palette import BLUE, INK, NEUTRAL, ORANGE, PURPLE, RED, tint
 from sim.plots.panels import series, xy_panel
 
 VAL_COLOR = TEST_COLOR
-HOLDOUT_COLOR = "#9467bd"  # the test part: looked at once, at the end
-NEW_COLOR = "#616161"  # truly new data
-FIT_COLOR = "#222222"
+HOLDOUT_COLOR = PURPLE  # the test part: looked at once, at the end
+NEW_COLOR = NEUTRAL  # truly new data
+FIT_COLOR = INK
 PART_COLORS = {"train": TRAIN_COLOR, "val": VAL_COLOR, "test": HOLDOUT_COLOR}
-LIGHT = {0: "#fbd9b0", 1: "#b5d3ea"}  # class regions behind the points
+LIGHT = {0: tint(ORANGE, 0.35), 1: tint(BLUE, 0.3)}  # class regions behind the points
 CLASS = {0: TRAIN_COLOR, 1: TEST_COLOR}
 MAX_CURVE_POINTS = 160  # a loss history is thinned to this many points per frame (the canvas is ~380 px wide)
 TWO_UP, THREE_UP = (440, 280), (300, 260)  # panel sizes (px) when two or three share the page's width
@@ -200,7 +208,7 @@ def weights_panel(weights: np.ndarray, labels: dict, bins: int = 41, size: tuple
     top = max(int(counts.max()), zeros, 1)
     return xy_panel(labels["title"], [
         series(step_x, step_y, color=VAL_COLOR, width=1.5),
-        series([0, 0], [0, zeros], color="#d62728", width=3, label=labels["zero"]),
+        series([0, 0], [0, zeros], color=RED, width=3, label=labels["zero"]),
     ], x_range=(-reach, reach), y_range=(0, top * 1.1), x_label=labels["weight"], width=size[0], height=size[1])
 
 
@@ -213,7 +221,7 @@ def boundary_panel(grid_x: np.ndarray, grid_y: np.ndarray, predicted: np.ndarray
     """
     lines = [series(grid_x[predicted == c], grid_y[predicted == c], kind="points", color=LIGHT[c], size=5.5)
              for c in (0, 1)]
-    lines.append(series(X[flipped, 0], X[flipped, 1], kind="points", color="#000000", size=5))
+    lines.append(series(X[flipped, 0], X[flipped, 1], kind="points", color=INK, size=5))
     lines += [series(X[y == c, 0], X[y == c, 1], kind="points", color=CLASS[c], size=3) for c in (0, 1)]
     side = TWO_UP[1] + 20  # square, so the plane is not stretched
     return xy_panel(labels["title"], lines, x_range=(-reach, reach), y_range=(-reach, reach), width=side, height=side)
@@ -291,3 +299,94 @@ def timeline_figure(example: dict, labels: dict, days: int = 420) -> go.Figure:
                                  marker=dict(symbol="line-ns-open", size=9, color=PART_COLORS[part])))
     fig.update_yaxes(range=[-0.2, 1.45], tickvals=[0, 1])
     return compact_layout(fig, labels["day"], labels["regime"], height=300)
+
+
+# ---------- the page's views ----------
+class Run(Protocol):
+    """What a live frame reads of a run (sim.fit.FitTrainer; read under the run's lock)."""
+
+    epoch: int
+    best_epoch: int
+    best_val: float
+    history: list[dict]
+
+    def predict(self, X: np.ndarray) -> np.ndarray: ...
+
+    def weights(self) -> np.ndarray: ...
+
+
+def data_figure(data: CurveData, labels: dict) -> go.Figure:
+    """The split view: the data's three parts over the true curve (labels: as split_figure)."""
+    return split_figure(data.x, data.y, data.parts, GRID, true_curve(GRID), labels)
+
+
+def capacity_figures(data: CurveData, sweep: Sweep, fit: FitErrors, degree: int, sweep_labels: dict,
+                     fit_labels: dict) -> tuple[go.Figure, go.Figure]:
+    """The capacity view: the errors against degree with `degree` marked, and that degree's fit over the data."""
+    return (sweep_figure(sweep.degrees, sweep.train, sweep.val, sweep.new, sweep.best, degree, sweep.interpolating,
+                         sweep_labels),
+            fit_figure(data.x, data.y, data.parts, GRID, fit.predict(GRID), true_curve(GRID), fit_labels))
+
+
+def cv_frame(data: CurveData, folds: list[Fold], shown: int, labels: dict) -> dict:
+    """The folds' animation at fold `shown` (1..k): its points and curve, and the scores of folds 1..shown.
+
+    labels: cv_panels' (its "fold_title" a template of i and k) and "caption" (a template of i, k, score, mean, std).
+    """
+    k, fold = len(folds), folds[shown - 1]
+    mean, std = cv_summary(folds[:shown])
+    panel_labels = {**labels, "fold_title": labels["fold_title"].format(i=shown, k=k)}
+    caption = labels["caption"].format(i=shown, k=k, score=f"{fold.score:.3f}", mean=f"{mean:.3f}", std=f"{std:.3f}")
+    panels = cv_panels(data.x, data.y, fold.train, fold.val, data.test, GRID, fold.predict(GRID), true_curve(GRID),
+                       [f.score for f in folds[:shown]], k, panel_labels)
+    return {"caption": caption, "panels": panels}
+
+
+def curve_frame(run: Run, data: CurveData, labels: dict, extra: list[dict] | None = None, caption: str = "") -> dict:
+    """A frame of a run on the 1-D curve: its fit over the points and its loss curves (then any extra panels).
+
+    labels: "fit" (fit_panel's), "loss" (curves_panel's), "caption" (a template of epoch, train, val, best, best_val).
+    """
+    last = run.history[-1]
+    size = THREE_UP if extra else TWO_UP
+    fit = fit_panel(*data.train_val(), GRID, run.predict(GRID), true_curve(GRID), padded_range(data.y), labels["fit"],
+                    size)
+    losses = curves_panel(run.history, "loss", run.best_epoch, labels["loss"], log_y=True, size=size)
+    head = labels["caption"].format(epoch=run.epoch, train=f"{last['train_loss']:.4f}", val=f"{last['val_loss']:.4f}",
+                                    best=run.best_epoch, best_val=f"{run.best_val:.4f}")
+    return {"epoch": run.epoch, "caption": "  ·  ".join(filter(None, [head, caption])),
+            "panels": [fit, losses, *(extra or [])]}
+
+
+def regularization_frame(run: Run, data: CurveData, labels: dict) -> dict:
+    """curve_frame and the weights' histogram, with the count of weights that are exactly 0 in the caption.
+
+    labels: curve_frame's, "weights" (weights_panel's) and "zeros" (a template of z, m).
+    """
+    w = run.weights()
+    zeros = labels["zeros"].format(z=int((w == 0).sum()), m=w.size)
+    return curve_frame(run, data, labels, [weights_panel(w, labels["weights"])], zeros)
+
+
+def noise_frame(run: Run, points: NoisyPoints, labels: dict) -> dict:
+    """A frame of the label-noise run: its boundary over the (partly flipped) training points, its accuracies.
+
+    labels: "boundary" (boundary_panel's), "acc" (curves_panel's), "caption" (a template of epoch, train, val, gap).
+    """
+    last = run.history[-1]
+    predicted = (run.predict(NOISE_CELLS) > 0.5).astype(int)
+    boundary = boundary_panel(NOISE_CELLS[:, 0], NOISE_CELLS[:, 1], predicted, points.X_train, points.y_train,
+                              points.flipped, DOMAIN, labels["boundary"])
+    acc = curves_panel(run.history, "acc", run.best_epoch, labels["acc"], y_range=(0.0, 1.0))
+    caption = labels["caption"].format(epoch=run.epoch, train=f"{last['train_acc']:.1%}", val=f"{last['val_acc']:.1%}",
+                                       gap=f"{(last['train_acc'] - last['val_acc']) * 100:+.1f}")
+    return {"epoch": run.epoch, "caption": caption, "panels": [boundary, acc]}
+
+
+EXAMPLE_FIGURES = {"scaling": spare_features_figure, "group": records_figure, "time": timeline_figure}
+
+
+def leak_figures(scenario: str, leak: Leak, example_labels: dict, bar_labels: dict) -> tuple[go.Figure, go.Figure]:
+    """A leakage scenario's picture of one draw and its bars of both protocols (labels: as those figures)."""
+    return (EXAMPLE_FIGURES[scenario](leak.example, example_labels),
+            leak_figure((leak.leaky.reported, leak.leaky.new), (leak.honest.reported, leak.honest.new), bar_labels))
