@@ -1,7 +1,7 @@
 """URL schema: parsing, validation, round trips."""
 import pytest
 
-from ui.schema import Param, format_value, parse_value, read_query, write_query
+from ui.schema import Param, check_value, format_value, parse_value, read_query, write_query
 from labs import all_schemas
 from labs.classification.schema import SCHEMA
 
@@ -27,6 +27,20 @@ def test_numeric_choice_accepts_other_spellings(raw, value):
 def test_bad_values_are_rejected(p, raw):
     with pytest.raises(ValueError):
         parse_value(p, raw)
+
+
+def test_a_preset_value_is_held_to_the_url_rules():
+    n, x = Param("n", "int", 500, lo=100, hi=2000), Param("x", "float", 0.5, lo=0, hi=1)
+    assert check_value(n, 300) == 300 and check_value(LR, 10.0) == 10.0 and check_value(x, 0.1234567) == 0.1234567
+    for p, bad in ((n, 99), (n, 2001), (LR, 0.05), (x, 1.5), (Param("b", "bool", False), "maybe")):
+        with pytest.raises(ValueError):
+            check_value(p, bad)
+
+
+@pytest.mark.parametrize("page,schema", all_schemas())
+def test_every_default_passes_the_preset_check(page, schema):
+    for p in schema:
+        assert check_value(p, p.default) == p.default
 
 
 def test_read_query_replaces_bad_values_by_defaults_and_reports_them():
