@@ -12,7 +12,6 @@ import io
 import json
 import re
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from conftest import CHROMIUM, CHROMIUM_ARGS, _free_port  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
 
 STATS = "() => ({...window.__mlsimLive})"
 
@@ -64,12 +63,8 @@ def main() -> None:
     a = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    t_start = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base, out = f"http://127.0.0.1:{port}", {}
-    try:
+    t_start, out = time.perf_counter(), {}
+    with running_app() as (base, _):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -107,9 +102,6 @@ def main() -> None:
             out["live_pixels_changed"] = bool(shot_a.shape == shot_b.shape and np.abs(shot_a - shot_b).mean() > 0.05)
             out["exceptions_on_page"] = page.locator('[data-testid="stException"]').count()
             browser.close()
-    finally:
-        server.terminate()
-        server.wait(10)
     print(json.dumps(out))
 
 

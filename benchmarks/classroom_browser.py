@@ -13,7 +13,6 @@ import json
 import os
 import re
 import stat
-import subprocess
 import sys
 import tempfile
 import time
@@ -21,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from conftest import CHROMIUM, CHROMIUM_ARGS, _free_port  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
 
 from browser import LIVE_CANVAS, STATS, wait_painted  # noqa: E402
 
@@ -57,11 +56,9 @@ def main() -> None:
     niced = Path(tempfile.mkdtemp()) / "chromium-nice"
     niced.write_text(f'#!/bin/sh\nexec nice -n 19 {CHROMIUM} "$@"\n')
     niced.chmod(niced.stat().st_mode | stat.S_IEXEC)
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url, out = f"http://127.0.0.1:{port}/{a.path}", {"sessions": a.sessions, "path": a.path}
-    try:
+    out = {"sessions": a.sessions, "path": a.path}
+    with running_app() as (base, server):
+        url = f"{base}/{a.path}"
         with sync_playwright() as p:
             browsers = [p.chromium.launch(executable_path=str(niced), args=CHROMIUM_ARGS) for _ in range(a.sessions)]
             pages = [b.new_page(viewport={"width": 1400, "height": 1000}) for b in browsers]
@@ -100,9 +97,6 @@ def main() -> None:
                 b.close()
         time.sleep(a.after)
         out["rss_mb_after_close"] = settled_rss(server.pid)
-    finally:
-        server.terminate()
-        server.wait(10)
     print(json.dumps(out))
 
 

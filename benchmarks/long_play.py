@@ -11,16 +11,14 @@ interval with the last one: a run that stays flat has the same traffic, speed an
 import argparse
 import json
 import re
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from conftest import CHROMIUM, CHROMIUM_ARGS, _free_port  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:
@@ -35,18 +33,6 @@ def shown_epoch(page) -> int:
     return int(digits or 0)
 
 
-def wait_healthy(base: str, server: subprocess.Popen, timeout_s: float = 90) -> None:
-    deadline = time.time() + timeout_s
-    while True:
-        try:
-            urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
-            return
-        except OSError:
-            if time.time() > deadline or server.poll() is not None:
-                raise RuntimeError("the Streamlit server did not start")
-            time.sleep(0.3)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--minutes", type=float, default=10.0)
@@ -55,19 +41,14 @@ def main() -> None:
     a = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
     log = tempfile.NamedTemporaryFile("w+", prefix="long_play_server_", suffix=".log", delete=False)
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                               "--server.headless", "true"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
     received = [0]  # websocket bytes the browser received
 
     def on_websocket(ws) -> None:
         ws.on("framereceived", lambda payload: received.__setitem__(0, received[0] + len(payload)))
 
     samples = []
-    try:
-        wait_healthy(base, server)
+    with running_app(log) as (base, server):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -92,9 +73,6 @@ def main() -> None:
                 t0, b0, e0, m0 = t1, b1, e1, m1
             exceptions = page.locator('[data-testid="stException"]').count()
             browser.close()
-    finally:
-        server.terminate()
-        server.wait(10)
     first, last = samples[0], samples[-1]
     tracebacks = Path(log.name).read_text(errors="replace").count("Traceback")
     print(json.dumps({

@@ -5,6 +5,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -38,31 +39,40 @@ def server_log(tmp_path_factory) -> ServerLog:
     return ServerLog(tmp_path_factory.mktemp("server") / "streamlit.log")
 
 
+@contextmanager
+def running_app(stdout=subprocess.DEVNULL, timeout_s: float = 90):
+    """`streamlit run app.py` on a free port, its output to `stdout`; yields (base URL, process) once healthy.
+
+    The browser tests and the browser benchmarks start their server with it.
+    """
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                             "--server.headless", "true"], cwd=ROOT, stdout=stdout, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + timeout_s
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
+                break
+            except OSError:
+                if time.time() > deadline or proc.poll() is not None:
+                    raise RuntimeError("the Streamlit server did not start")
+                time.sleep(0.3)
+        yield base, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 @pytest.fixture(scope="session")
 def server(server_log):
-    """`streamlit run app.py` on a free port, its output in server_log; yields its base URL."""
-    port = _free_port()
-    log = server_log.path.open("w", encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
-                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
-            break
-        except OSError:
-            if time.time() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail("the Streamlit server did not start")
-            time.sleep(0.3)
-    yield base
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    """The app server of the browser tests, its output in server_log; yields its base URL."""
+    with server_log.path.open("w", encoding="utf-8") as log, running_app(log) as (base, _):
+        yield base
 
 
 @pytest.fixture(scope="session")
