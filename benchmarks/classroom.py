@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks import KeyLabels  # noqa: E402
 from sim.threads import configure_threads  # noqa: E402
 from sim.training import ClassifierConfig, Trainer  # noqa: E402
 from ui import live  # noqa: E402
@@ -36,7 +37,7 @@ def browser(player, stop: threading.Event, counts: dict) -> None:
             seen = got[-1][0]
             with player.lock:
                 live.payload(player.model, [f for _, f in got], seq=seen, status="playing", threshold=0.5,
-                             discretize=False, show_test=False, labels={}, input_labels=["x1", "x2"],
+                             discretize=False, show_val=False, labels=KeyLabels(), input_labels=["x1", "x2"],
                              titles=["", "", "", ""])
             counts["frames"] += len(got)
 
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
         player.speed = live.EPOCHS_PER_FRAME * args.speed  # as the page sets it
         players.append(player)
         live.payload(player.model, [player.latest()[1]], seq=0, status="paused", threshold=0.5, discretize=False,
-                     show_test=False, labels={}, input_labels=["x1", "x2"], titles=["", "", "", ""])  # warm-up
+                     show_val=False, labels=KeyLabels(), input_labels=["x1", "x2"], titles=["", "", "", ""])  # warm-up
     built = rss_mb()
     stop = threading.Event()
     counts = [{"frames": 0} for _ in players]

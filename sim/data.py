@@ -3,8 +3,9 @@
 circle, xor, gauss, spiral, plane and gauss_multi follow the generators of TensorFlow Playground's
 dataset.ts (same shapes, radii and noise meaning: noise in [0, 0.5] is the Playground's percent / 100).
 Classification labels are 0..k-1 (the Playground's -1 is our 0), drawn in equal shares (sizes differ
-by at most one); with noise, circle and xor read the label at a shifted point as the Playground does,
-so some labels flip. NumPy only, so it is cheap to import.
+by at most one) except in "imbalanced" (90 % class 0, 10 % class 1, overlapping: accuracy looks good
+there while precision and recall of the rare class do not); with noise, circle and xor read the label
+at a shifted point as the Playground does, so some labels flip. NumPy only, so it is cheap to import.
 """
 
 from collections.abc import Callable
@@ -13,7 +14,9 @@ import numpy as np
 
 DOMAIN = 6.0  # every point lies in [-DOMAIN, DOMAIN]²
 
-CLASSIFICATION_DATASETS = ("circle", "xor", "gauss", "spiral", "spiral3", "moons", "blobs3", "blobs4", "blobs5")
+CLASSIFICATION_DATASETS = ("circle", "xor", "gauss", "spiral", "spiral3", "moons", "blobs3", "blobs4", "blobs5",
+                           "imbalanced")
+IMBALANCED_SHARE = 0.1  # share of class 1 (the rare, positive class) in the "imbalanced" dataset
 REGRESSION_DATASETS = ("plane", "gauss_multi")
 
 FEATURES = ("x1", "x2", "x1sq", "x2sq", "x1x2", "sinx1", "sinx2")
@@ -107,6 +110,17 @@ def _spiral_k(k: int) -> _Maker:
     return generate
 
 
+def _imbalanced(rng: np.random.Generator, n: int, noise: float) -> tuple[np.ndarray, np.ndarray]:
+    """A wide majority cloud (class 0) and a small rare cloud (class 1, IMBALANCED_SHARE of the points)
+    at its edge; they overlap, more with noise, so no boundary separates them cleanly."""
+    rare = min(max(int(round(n * IMBALANCED_SHARE)), 1), n - 1)
+    y = np.repeat([0, 1], [n - rare, rare])
+    centers = np.array([[-1.0, -1.0], [1.5, 1.5]])
+    spread = np.array([1.8, 1.0]) * _gauss_std(noise) / _gauss_std(0.0)
+    X = centers[y] + rng.normal(0, 1, (n, 2)) * spread[y, None]
+    return X, y
+
+
 def _moons(rng: np.random.Generator, n: int, noise: float) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaved half circles (scikit-learn's make_moons), centred and scaled by 3.5."""
     upper, lower = _class_sizes(n, 2)
@@ -126,6 +140,7 @@ _CLASSIFIERS: dict[str, _Maker] = {
     "blobs3": _blobs_k(3),
     "blobs4": _blobs_k(4),
     "blobs5": _blobs_k(5),
+    "imbalanced": _imbalanced,
 }
 
 
@@ -186,3 +201,28 @@ def split(n: int, train_ratio: float, seed: int) -> tuple[np.ndarray, np.ndarray
     perm = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,))).permutation(n)
     n_train = min(max(int(n * train_ratio), 1), n - 1)
     return perm[:n_train], perm[n_train:]
+
+
+def split3(n: int, train_ratio: float, val_share: float, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Shuffled train, validation and test indices of n points (n >= 3), each side non-empty.
+
+    The training indices are exactly split()'s, so a run keeps its training set when the held-out points
+    are cut in two: val_share of the held-out points (rounded) form the validation set, the rest the test set.
+    """
+    if n < 3:
+        raise ValueError("invalid:n")
+    train, rest = split(n, train_ratio, seed)
+    if len(rest) < 2:  # split() leaves at least one point; two are needed for validation and test
+        train, rest = train[:-1], np.concatenate([train[-1:], rest])
+    n_val = min(max(int(round(len(rest) * val_share)), 1), len(rest) - 1)
+    return train, rest[:n_val], rest[n_val:]
+
+
+def split_sizes(n: int, train_ratio: float, val_share: float) -> tuple[int, int, int]:
+    """(train, validation, test) counts split3 gives for n points (n >= 3), without drawing anything."""
+    if n < 3:
+        raise ValueError("invalid:n")
+    n_train = min(max(int(n * train_ratio), 1), n - 1)
+    n_train -= n - n_train < 2
+    n_val = min(max(int(round((n - n_train) * val_share)), 1), n - n_train - 1)
+    return n_train, n_val, n - n_train - n_val

@@ -8,12 +8,14 @@ import math
 import numpy as np
 
 HISTORY_COLUMNS = ("epoch", "train_loss", "test_loss", "train_acc", "test_acc")
+# the classification lab's runs are monitored on their validation set (sim.training.HISTORY_KEYS)
+VAL_HISTORY_COLUMNS = ("epoch", "train_loss", "val_loss", "train_acc", "val_acc")
 
 
-def history_csv(history: list[dict]) -> str:
-    """One row per history entry in HISTORY_COLUMNS order; None or a missing key is an empty cell."""
+def history_csv(history: list[dict], columns: tuple[str, ...] = HISTORY_COLUMNS) -> str:
+    """One row per history entry in `columns` order; None or a missing key is an empty cell."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, HISTORY_COLUMNS, restval="", extrasaction="ignore", lineterminator="\n")
+    writer = csv.DictWriter(out, columns, restval="", extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     writer.writerows({k: v for k, v in entry.items() if v is not None} for entry in history)
     return out.getvalue()

@@ -49,18 +49,19 @@ _KERNEL = dict(nogil=True, cache=True, error_model="numpy")  # numpy errors: 1/0
 _HOT = dict(_KERNEL, _nrt=False)
 
 
-def regularizer(optimizer: str, regularization: str, reg_rate: float) -> tuple[float, float, float]:
+def regularizer(optimizer: str, regularization: str, reg_rate: float, weight_decay: float = 0.0
+                ) -> tuple[float, float, float]:
     """(l1, l2, decay) of a lab config: penalty rates in the loss and AdamW's decoupled weight decay.
 
-    L1 adds rate·Σ|w|, L2 rate·½Σw² (weights only). AdamW turns L2 into decoupled weight decay
-    instead of a loss term, and decays by 0.01 when L2 is not chosen.
+    L1 adds rate·Σ|w| to the loss, L2 rate·Σw² (the course's convention; weights only), for every
+    optimizer. weight_decay is AdamW's own hyper-parameter (Loshchilov & Hutter's decoupled decay: the
+    weights shrink by lr·decay each step, outside the gradient and Adam's scaling); the other
+    optimizers have none, so it is ignored for them.
     """
     rate = reg_rate if regularization != "none" else 0.0
-    if optimizer == "adamw":
-        if regularization == "l2":
-            return 0.0, 0.0, reg_rate
-        return (rate if regularization == "l1" else 0.0), 0.0, 0.01
-    return (rate if regularization == "l1" else 0.0), (rate if regularization == "l2" else 0.0), 0.0
+    l1 = rate if regularization == "l1" else 0.0
+    l2 = rate if regularization == "l2" else 0.0
+    return l1, l2, (weight_decay if optimizer == "adamw" else 0.0)
 
 
 def constant_guess_loss(kind: str, squared: bool, y_train: np.ndarray, n_classes: int) -> float:
@@ -103,7 +104,7 @@ class FastNet:
         optimizer: str,  # sgd, momentum, adam or adamw
         lr: float,
         l1: float = 0.0,  # rate of the L1 penalty rate·Σ|w| in the loss
-        l2: float = 0.0,  # rate of the L2 penalty rate·½Σw² in the loss
+        l2: float = 0.0,  # rate of the L2 penalty rate·Σw² in the loss (gradient 2·rate·w)
         decay: float = 0.0,  # AdamW's decoupled weight decay (weights only; ignored by other optimizers)
         dropout: float = 0.0,  # drop probability after each hidden activation, training only
         batch_size: int = 10,
@@ -625,9 +626,9 @@ def _update(opt, lr, l1, l2, decay, n_weights, params, grad, m, v, t):
         for i in range(n_weights):
             w = params[i]
             grad[i] += l1 * (1.0 if w > 0.0 else (-1.0 if w < 0.0 else 0.0))
-    if l2 > 0.0:
+    if l2 > 0.0:  # d(l2·Σw²)/dw = 2·l2·w
         for i in range(n_weights):
-            grad[i] += l2 * params[i]
+            grad[i] += 2.0 * l2 * params[i]
     if opt == _SGD:
         for i in range(n):
             params[i] -= lr * grad[i]

@@ -6,6 +6,7 @@ positive class, a score p is predicted positive when p >= threshold, and any 0/0
 None instead of NaNs, so a page can say why there is no curve.
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,3 +122,12 @@ def average_precision(y_true: ArrayLike, p: ArrayLike) -> float | None:
         return None
     precision, recall, _ = curve
     return float(-np.sum(np.diff(recall) * precision[:-1]))
+
+
+def majority_accuracy(y_true: ArrayLike) -> float:
+    """Accuracy of always answering the most common class: the bar any accuracy must clear (0.9 when
+    nine points in ten are one class, however useless that classifier is)."""
+    y = np.asarray(y_true)
+    if y.size == 0:
+        return math.nan
+    return float(np.bincount(y.astype(np.int64)).max() / y.size)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim import metrics
 from sim.data import (
     CLASSIFICATION_DATASETS,
     DOMAIN,
@@ -19,7 +20,7 @@ from sim.data import (
     feature_matrix,
     make_classification,
     make_regression,
-    split,
+    split3,
 )
 from sim.fastnet import ACTIVATIONS, OPTIMIZERS, OVERSHOOT, OVERSHOOT_WINDOW, FastNet, constant_guess_loss, regularizer
 from sim.history import bound
@@ -27,7 +28,8 @@ from sim.history import bound
 PROBLEMS = ("classification", "regression")
 REGULARIZATIONS = ("none", "l1", "l2")
 LOSSES = ("cross_entropy", "squared_error")
-HISTORY_KEYS = ("train_loss", "test_loss", "train_acc", "test_acc")  # the values of a history record besides "epoch"
+# the values of a history record besides "epoch": training is monitored on the validation set, never the test set
+HISTORY_KEYS = ("train_loss", "val_loss", "train_acc", "val_acc")
 
 
 @dataclass(frozen=True)
@@ -36,18 +38,20 @@ class ClassifierConfig:
 
     problem: str = "classification"  # "classification" or "regression"
     dataset: str = "circle"  # a name in data.CLASSIFICATION_DATASETS or data.REGRESSION_DATASETS
-    n: int = 500  # number of points, train and test together (ignored for uploaded data)
+    n: int = 500  # number of points, train, validation and test together (ignored for uploaded data)
     noise: float = 0.0  # 0..0.5, the Playground's noise percent / 100
-    train_ratio: float = 0.5  # share of the points used for training, the rest is the test set
+    train_ratio: float = 0.5  # share of the points used for training (the same points as before validation existed)
+    val_ratio: float = 0.5  # share of the held-out (non-training) points used for validation; the rest is the test set
     batch_size: int = 10  # points per optimizer update
     features: tuple[str, ...] = ("x1", "x2")  # input features, names from data.FEATURES
     hidden: tuple[int, ...] = (4, 2)  # neurons per hidden layer; () is logistic / linear regression
     activation: str = "tanh"  # hidden activation: relu, tanh, sigmoid or linear
     lr: float = 0.03  # learning rate
     regularization: str = "none"  # "none", "l1" or "l2" penalty on the weights, never the biases
-    reg_rate: float = 0.0  # strength of that penalty
+    reg_rate: float = 0.0  # strength λ of that penalty: λΣ|w| or λΣw² (the course's convention) added to the loss
     loss: str = "cross_entropy"  # "cross_entropy" or "squared_error"; regression always uses squared error
     optimizer: str = "sgd"  # "sgd", "momentum" (SGD, momentum 0.9), "adam" or "adamw"
+    weight_decay: float = 0.01  # AdamW's decoupled weight decay (torch's default; ignored by the other optimizers)
     dropout: float = 0.0  # drop probability after each hidden activation, training only
     seed: int = 0  # seeds the data, the split, the initial weights, the batch order and dropout
 
@@ -62,6 +66,7 @@ class ClassifierConfig:
             "n": _is_int(self.n) and self.n >= 2,
             "noise": math.isfinite(self.noise) and self.noise >= 0,
             "train_ratio": 0 < self.train_ratio < 1,
+            "val_ratio": 0 < self.val_ratio < 1,
             "batch_size": _is_int(self.batch_size) and self.batch_size >= 1,
             "features": 0 < len(self.features) == len(set(self.features)) and set(self.features) <= set(FEATURES),
             "hidden": all(_is_int(w) and w >= 1 for w in self.hidden),
@@ -71,6 +76,7 @@ class ClassifierConfig:
             "reg_rate": math.isfinite(self.reg_rate) and self.reg_rate >= 0,
             "loss": self.loss in LOSSES,
             "optimizer": self.optimizer in OPTIMIZERS,
+            "weight_decay": math.isfinite(self.weight_decay) and self.weight_decay >= 0,
             "dropout": 0 <= self.dropout < 1,
             "seed": _is_int(self.seed) and self.seed >= 0,
         }
@@ -105,9 +111,15 @@ class Trainer:
             make = make_regression if regression else make_classification
             data = make(config.dataset, config.n, config.noise, config.seed)
         X, y = data
-        train_idx, test_idx = split(len(X), config.train_ratio, config.seed)
+        if len(X) < 3:
+            raise ValueError("invalid:n")  # training, validation and test each need a point
+        # the course's three sets: fit on train, monitor and tune (threshold, stopping) on validation,
+        # and evaluate on test once, at the end (evaluate_test)
+        train_idx, val_idx, test_idx = split3(len(X), config.train_ratio, config.val_ratio, config.seed)
         self.X_train, self.y_train = X[train_idx], y[train_idx]
+        self.X_val, self.y_val = X[val_idx], y[val_idx]
         self.X_test, self.y_test = X[test_idx], y[test_idx]
+        self.test_evaluation: dict | None = None  # the last evaluate_test() result
         # columns of predict_proba: k classes (2 for binary), or the single predicted value
         self.n_classes = 1 if regression else max(2, int(y.max()) + 1)
         # one record per epoch, bounded: past sim.history.CAP records the middle is thinned (min–max),
@@ -119,9 +131,9 @@ class Trainer:
         n_out = self.n_classes if self._kind == "softmax" else 1
         self.net = FastNet((len(config.features), *config.hidden, n_out), config.activation, self._kind, squared,
                            config.optimizer, config.lr,
-                           *regularizer(config.optimizer, config.regularization, config.reg_rate),
+                           *regularizer(config.optimizer, config.regularization, config.reg_rate, config.weight_decay),
                            dropout=config.dropout, batch_size=config.batch_size, seed=config.seed)
-        self._x_train, self._x_test = self._features(self.X_train), self._features(self.X_test)
+        self._x_train, self._x_val = self._features(self.X_train), self._features(self.X_val)
         self.baseline_loss = constant_guess_loss(self._kind, squared, self.y_train, self.n_classes)
 
     @property
@@ -144,11 +156,11 @@ class Trainer:
         """Train `epochs` epochs (fewer if the run diverges on the way), recording each."""
         if self.diverged:
             return
-        r = self.net.train(self._x_train, self.y_train, self._x_test, self.y_test, epochs,
+        r = self.net.train(self._x_train, self.y_train, self._x_val, self.y_val, epochs,
                            OVERSHOOT * self.baseline_loss)
         acc = self._kind != "regression"
-        self.history += [{"epoch": int(e), "train_loss": float(a), "test_loss": float(b),
-                          "train_acc": float(c) if acc else None, "test_acc": float(d) if acc else None}
+        self.history += [{"epoch": int(e), "train_loss": float(a), "val_loss": float(b),
+                          "train_acc": float(c) if acc else None, "val_acc": float(d) if acc else None}
                          for e, a, b, c, d in zip(r.epoch, r.train_loss, r.test_loss, r.train_acc, r.test_acc)]
         bound(self.history, "epoch", HISTORY_KEYS)
 
@@ -187,6 +199,71 @@ class Trainer:
     def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Copies of every layer's (W (out, in), b (out,)), input side first."""
         return self.net.layers()
+
+    def evaluate_test(self, threshold: float = 0.5) -> dict:
+        """The one final evaluation on the test set, of the model as it is now, at the threshold chosen on
+        validation; kept in self.test_evaluation (current_test_evaluation() drops it once the model trains on)."""
+        if self.config.problem != "classification":
+            raise ValueError("invalid:problem")
+        proba = self.predict_proba(self.X_test)
+        self.test_evaluation = {"epoch": self.epoch, **holdout_report(self.y_test, proba, threshold)}
+        return self.test_evaluation
+
+    def current_test_evaluation(self) -> dict | None:
+        """evaluate_test()'s result while the model is the one it evaluated, else None."""
+        e = self.test_evaluation
+        return e if e is not None and e["epoch"] == self.epoch else None
+
+
+def holdout_report(y: np.ndarray, proba: np.ndarray, threshold: float) -> dict:
+    """Test-set figures of class probabilities proba (m, k): n and accuracy; for two classes at `threshold`
+    also precision, recall, F1, ROC AUC and average precision (None where the set holds one class)."""
+    y = np.asarray(y)
+    if proba.shape[1] != 2:
+        return {"threshold": None, "n": len(y), "accuracy": metrics.accuracy(y, proba.argmax(axis=1))}
+    m = metrics.binary_metrics(y, proba[:, 1], threshold)
+    roc = metrics.roc_curve(y, proba[:, 1])
+    return {"threshold": float(threshold), "n": len(y), "accuracy": m.accuracy, "precision": m.precision,
+            "recall": m.recall, "f1": m.f1, "auc": None if roc is None else metrics.auc(roc[0], roc[1]),
+            "ap": metrics.average_precision(y, proba[:, 1])}
+
+
+def model_notes(config: ClassifierConfig, k: int) -> list[str]:
+    """What the course calls the model these settings build, k its outputs (Trainer.n_classes); keys cls.note.<key>:
+    "logistic_regression": no hidden layer, a sigmoid output and cross-entropy; "softmax_regression": the
+    same with k > 2 classes; "linear_regression": no hidden layer on a regression problem; "linear": hidden
+    layers with the linear activation (a product of linear maps is linear: the boundary stays a line in
+    the features); "inverted_dropout": dropout on; "sigmoid_softmax": a two-class sigmoid output."""
+    notes = []
+    if config.problem == "regression":
+        notes += ["linear_regression"] if not config.hidden else []
+    elif not config.hidden and config.loss == "cross_entropy":
+        notes += ["softmax_regression" if k > 2 else "logistic_regression"]
+    if config.hidden and config.activation == "linear":
+        notes.append("linear")
+    if config.hidden and config.dropout > 0:
+        notes.append("inverted_dropout")
+    if config.problem == "classification" and k == 2:
+        notes.append("sigmoid_softmax")
+    return notes
+
+
+def collapse_linear(layers: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The single affine map (W (out, in), b (out,)) equal to a stack of linear layers: W = W_L…W_1 and
+    b = W_L(…(W_2 b_1 + b_2)…) + b_L. For a net with the linear activation, its logits are W·features + b."""
+    W, b = layers[0]
+    for W_next, b_next in layers[1:]:
+        W, b = W_next @ W, W_next @ b + b_next
+    return W, b
+
+
+def affine_formula(w: np.ndarray, b: float, names: list[str]) -> str:
+    """"z = 0.53·x1 − 1.2·x2 + 0.1": one output of collapse_linear, 3 significant digits, features by name."""
+    text = "z ="
+    for i, (wi, name) in enumerate(zip(w, names)):
+        sign = "−" if wi < 0 else ("+" if i else "")
+        text += f" {sign}{' ' if sign and i else ''}{abs(wi):.3g}·{name}"
+    return text + f" {'−' if b < 0 else '+'} {abs(b):.3g}"
 
 
 def warm_up() -> None:

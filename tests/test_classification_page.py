@@ -112,7 +112,7 @@ def test_bad_upload_gets_a_message_and_keeps_the_data(content, code):
     at = cls_page()
     at.file_uploader(key="cls.file").upload("data.csv", GOOD_CSV.encode(), "text/csv").run()
     trainer = at.session_state["cls.player"].model
-    assert len(trainer.y_train) + len(trainer.y_test) == 40
+    assert len(trainer.y_train) + len(trainer.y_val) + len(trainer.y_test) == 40
     at.file_uploader(key="cls.file").upload("bad.csv", content, "text/csv").run()
     assert not at.exception
     assert at.session_state["cls.player"].model is trainer  # nothing the user had is lost

@@ -42,7 +42,7 @@ def test_points_inside_the_plane_with_dtypes(make, name, noise):
         assert y.dtype == np.int64 and set(np.unique(y)) == set(range(n_classes(name)))
 
 
-@pytest.mark.parametrize("name", CLASSIFICATION_DATASETS)
+@pytest.mark.parametrize("name", [d for d in CLASSIFICATION_DATASETS if d != "imbalanced"])
 @pytest.mark.parametrize("n", [300, 301])
 def test_classes_balanced_without_noise(name, n):
     counts = np.bincount(make_classification(name, n, 0.0, seed=3)[1])
@@ -51,7 +51,13 @@ def test_classes_balanced_without_noise(name, n):
 
 
 def test_n_classes():
-    assert [n_classes(name) for name in CLASSIFICATION_DATASETS] == [2, 2, 2, 2, 3, 2, 3, 4, 5]
+    assert [n_classes(name) for name in CLASSIFICATION_DATASETS] == [2, 2, 2, 2, 3, 2, 3, 4, 5, 2]
+
+
+@pytest.mark.parametrize("n", [100, 300, 2000])
+def test_imbalanced_is_ninety_ten(n):
+    y = make_classification("imbalanced", n, 0.0, seed=3)[1]
+    assert np.bincount(y).tolist() == [n - round(n / 10), round(n / 10)]
 
 
 def test_points_come_shuffled_not_grouped_by_class():
@@ -174,3 +180,27 @@ def test_split_is_a_deterministic_shuffled_partition():
 def test_split_keeps_one_point_on_each_side():
     train, test = split(2, 0.01, seed=0)
     assert len(train) == 1 and len(test) == 1
+
+
+@pytest.mark.parametrize("n,train_ratio,val_share", [(500, 0.5, 0.5), (100, 0.9, 0.5), (101, 0.7, 0.3),
+                                                     (3, 0.5, 0.5), (10, 0.9, 0.9), (2000, 0.1, 0.1)])
+def test_split3_keeps_the_old_training_set_and_cuts_the_rest_in_two(n, train_ratio, val_share):
+    from sim.data import split3, split_sizes
+
+    train, val, test = split3(n, train_ratio, val_share, seed=5)
+    old_train, old_test = split(n, train_ratio, seed=5)
+    if len(old_test) >= 2:  # the same training points as before the validation set existed
+        np.testing.assert_array_equal(train, old_train)
+    assert min(len(train), len(val), len(test)) >= 1
+    np.testing.assert_array_equal(np.sort(np.concatenate([train, val, test])), np.arange(n))  # a partition
+    assert (len(train), len(val), len(test)) == split_sizes(n, train_ratio, val_share)
+    rest = n - len(train)
+    assert abs(len(val) - rest * val_share) <= 1  # validation: val_share of the held-out points
+
+
+def test_split3_needs_three_points():
+    from sim.data import split3, split_sizes
+
+    for fn in (lambda: split3(2, 0.5, 0.5, 0), lambda: split_sizes(2, 0.5, 0.5)):
+        with pytest.raises(ValueError, match="^invalid:n$"):
+            fn()

@@ -96,7 +96,7 @@ class Reference:
                     masks = [(u[:, s:s + w] >= self.dropout).double() for s, w in zip(starts, widths)]
                 loss = self.loss(self.forward_all(X[idx], masks)[-1], y[idx])
                 loss = loss + self.l1 * sum(W.abs().sum() for W in self.weights)
-                loss = loss + self.l2 * 0.5 * sum((W * W).sum() for W in self.weights)
+                loss = loss + self.l2 * sum((W * W).sum() for W in self.weights)  # the course's λΣw²
                 self.opt.zero_grad()
                 loss.backward()
                 self.opt.step()
@@ -118,7 +118,7 @@ class Reference:
 
 def _compare(activation, kind, squared, optimizer, regularization, dropout, seed=0, hidden=HIDDEN, batch=BATCH,
              epochs=EPOCHS):
-    l1, l2, decay = regularizer(optimizer, regularization, 0.02)
+    l1, l2, decay = regularizer(optimizer, regularization, 0.02, weight_decay=0.05)
     sizes = (3, *hidden, _n_out(kind))
     args = (activation, kind, squared, optimizer, LR[optimizer], l1, l2, decay, dropout)
     net = FastNet(sizes, *args, batch_size=batch, seed=seed)
@@ -340,9 +340,66 @@ def test_regularizer_rules():
     assert regularizer("sgd", "l1", 0.1) == (0.1, 0.0, 0.0)
     assert regularizer("adam", "l2", 0.1) == (0.0, 0.1, 0.0)
     assert regularizer("momentum", "none", 0.1) == (0.0, 0.0, 0.0)
-    assert regularizer("adamw", "l2", 0.1) == (0.0, 0.0, 0.1)  # decoupled decay instead of a penalty
-    assert regularizer("adamw", "l1", 0.1) == (0.1, 0.0, 0.01)
-    assert regularizer("adamw", "none", 0.1) == (0.0, 0.0, 0.01)
+    # AdamW: L2 stays a loss term, and its weight decay is its own hyper-parameter, nothing hidden
+    assert regularizer("adamw", "l2", 0.1, weight_decay=0.01) == (0.0, 0.1, 0.01)
+    assert regularizer("adamw", "l1", 0.1, weight_decay=0.0) == (0.1, 0.0, 0.0)
+    assert regularizer("adamw", "none", 0.1) == (0.0, 0.0, 0.0)
+    assert regularizer("adam", "none", 0.0, weight_decay=0.3) == (0.0, 0.0, 0.0)  # only AdamW has one
+
+
+def test_l2_is_rate_times_sum_of_squares():
+    """One SGD step with L2 moves each weight by lr·2λw on top of the data gradient (λΣw², as the notes)."""
+    X, y = np.array([[0.5, -1.0]]), np.array([1.0])
+    plain = FastNet((2, 1), "linear", "binary", False, "sgd", 0.1, seed=3)
+    l2 = FastNet((2, 1), "linear", "binary", False, "sgd", 0.1, l2=0.2, seed=3)
+    w0 = plain.layers()[0][0].copy()
+    for net in (plain, l2):
+        net.train_with(X, y, X, y, np.array([[0]]), np.empty((0, 0, 0)))
+    np.testing.assert_allclose(l2.layers()[0][0] - plain.layers()[0][0], -0.1 * 2 * 0.2 * w0, rtol=1e-12)
+
+
+def test_adamw_weight_decay_is_decoupled_from_the_gradient():
+    """Decoupled (Loshchilov & Hutter): with a zero data gradient an AdamW step only shrinks the weights by
+    lr·decay, while the same rate as L2 in the loss would go through Adam's normalisation (a step of ~lr)."""
+    X, y = np.zeros((1, 2)), np.array([0.0])  # zero inputs: the weights' data gradient is exactly 0
+    decayed = FastNet((2, 1), "linear", "regression", True, "adamw", 0.1, decay=0.5, seed=4)
+    coupled = FastNet((2, 1), "linear", "regression", True, "adam", 0.1, l2=0.5 / 2, seed=4)
+    w0 = decayed.layers()[0][0].copy()
+    for net in (decayed, coupled):
+        net.train_with(X, y, X, y, np.array([[0]]), np.empty((0, 0, 0)))
+    np.testing.assert_allclose(decayed.layers()[0][0], w0 * (1 - 0.1 * 0.5), rtol=1e-12)
+    np.testing.assert_allclose(coupled.layers()[0][0], w0 - 0.1 * np.sign(w0), rtol=1e-6)  # Adam: step ≈ lr
+
+
+def test_inverted_dropout_scales_kept_units_in_training_and_is_off_in_evaluation():
+    """Inverted dropout: in training a kept unit is divided by (1 - p), so a net whose units are all kept
+    trains exactly as the same net without dropout whose next layer's weights are divided by (1 - p);
+    evaluation uses no mask and no scaling."""
+    p = 0.25
+    X, y = np.array([[0.3, -0.7], [1.1, 0.4]]), np.array([1.0, 0.0])
+    order, kept = np.array([[0, 1]]), np.ones((1, 2, 3))  # every uniform >= p: every unit kept
+    dropped = FastNet((2, 3, 1), "tanh", "binary", False, "sgd", 0.5, dropout=p, batch_size=2, seed=5)
+    scaled = FastNet((2, 3, 1), "tanh", "binary", False, "sgd", 0.5, batch_size=2, seed=5)
+    unscaled = FastNet((2, 3, 1), "tanh", "binary", False, "sgd", 0.5, batch_size=2, seed=5)
+    (W1, b1), (W2, b2) = dropped.layers()
+    scaled.set_layers([(W1, b1), (W2 / (1 - p), b2)])
+    # evaluation: dropout is off, the dropout net predicts as the plain net with the same weights
+    np.testing.assert_allclose(dropped.predict(X), unscaled.predict(X), rtol=0, atol=0)
+    for net in (dropped, scaled, unscaled):
+        net.train_with(X, y, X, y, order, kept if net is dropped else np.empty((0, 0, 0)))
+    # the output bias moves by -lr·dL/dz: equal when the forward pass was scaled by 1/(1-p), not otherwise
+    assert dropped.layers()[1][1][0] == pytest.approx(scaled.layers()[1][1][0], abs=1e-12)
+    assert abs(dropped.layers()[1][1][0] - unscaled.layers()[1][1][0]) > 1e-4
+
+
+def test_binary_sigmoid_output_is_a_two_class_softmax():
+    """sigmoid(z) = softmax([0, z])[1]: the binary net's probabilities are a two-class softmax of (0, z)."""
+    net = FastNet((2, 1), "linear", "binary", False, "sgd", 0.1, seed=6)
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    (W, b), = net.layers()
+    z = X @ W[0] + b[0]
+    two = torch.softmax(torch.stack([torch.zeros(50, dtype=torch.float64), torch.from_numpy(z)], 1), 1).numpy()
+    np.testing.assert_allclose(net.predict(X), two, rtol=1e-12, atol=1e-14)
 
 
 def test_kernels_release_the_gil_and_compile_once():

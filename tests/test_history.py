@@ -87,10 +87,10 @@ def test_a_long_classification_run_keeps_a_bounded_history():
     assert len(t.history) <= CAP
     assert t.history[-1]["epoch"] == 10_000 and t.history[0]["epoch"] == 1
     assert [h["epoch"] for h in t.history[-RECENT:]] == list(range(10_001 - RECENT, 10_001))
-    assert set(t.history[-1]) == {"epoch", "train_loss", "test_loss", "train_acc", "test_acc"}
+    assert set(t.history[-1]) == {"epoch", "train_loss", "val_loss", "train_acc", "val_acc"}
     # the record is the model's: the last entry is what a fresh evaluation gives
-    p = t.predict_proba(t.X_test)
-    assert t.history[-1]["test_acc"] == pytest.approx(np.mean(p.argmax(1) == t.y_test))
+    p = t.predict_proba(t.X_val)
+    assert t.history[-1]["val_acc"] == pytest.approx(np.mean(p.argmax(1) == t.y_val))
 
 
 def test_a_long_gradient_descent_run_keeps_its_loss_and_path_aligned_and_bounded():

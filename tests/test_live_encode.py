@@ -44,10 +44,10 @@ def test_points_land_on_the_plane_and_keep_labels():
 
 
 def test_curve_is_thinned_but_keeps_first_and_last():
-    hist = [{"epoch": i, "train_loss": 1 / i, "test_loss": 2 / i} for i in range(1, 1001)]
+    hist = [{"epoch": i, "train_loss": 1 / i, "val_loss": 2 / i} for i in range(1, 1001)]
     c = live.curve(hist, max_points=100)
     assert len(c["epochs"]) <= 100 and c["epochs"][0] == 1 and c["epochs"][-1] == 1000
-    assert c["test"][-1] == 2 / 1000
+    assert c["val"][-1] == 2 / 1000
 
 
 def test_link_weights_flatten_row_major():

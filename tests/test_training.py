@@ -52,6 +52,8 @@ def test_defaults_are_the_playgrounds():
     assert (c.features, c.hidden, c.activation, c.lr) == (("x1", "x2"), (4, 2), "tanh", 0.03)
     assert (c.regularization, c.reg_rate, c.optimizer, c.dropout) == ("none", 0.0, "sgd", 0.0)
     assert (c.problem, c.loss, c.seed) == ("classification", "cross_entropy", 0)
+    # the held-out half is cut in two (validation, test); AdamW keeps torch's default decay, now visible
+    assert (c.val_ratio, c.weight_decay) == (0.5, 0.01)
 
 
 @pytest.mark.parametrize(
@@ -62,6 +64,10 @@ def test_defaults_are_the_playgrounds():
         ("n", 1),
         ("noise", -0.1),
         ("train_ratio", 1.0),
+        ("val_ratio", 0.0),
+        ("val_ratio", 1.0),
+        ("weight_decay", -0.01),
+        ("weight_decay", float("inf")),
         ("batch_size", 0),
         ("features", ()),
         ("features", ("x1", "x1")),
@@ -171,7 +177,7 @@ def test_squared_error_classification_gradient():
     )
 
 
-@pytest.mark.parametrize("regularization,term", [("l1", np.sign), ("l2", lambda w: w)])
+@pytest.mark.parametrize("regularization,term", [("l1", np.sign), ("l2", lambda w: 2 * w)])  # λΣw²: 2λw
 def test_penalty_adds_rate_times_its_derivative_to_weights_only(regularization, term):
     rate, lr = 0.2, 0.1
     plain = full_batch_trainer(hidden=(3,), lr=lr)
@@ -196,10 +202,12 @@ def adamw_weights_only(weights, biases, lr, decay):
     [
         ({"optimizer": "momentum"}, lambda w, b, lr: torch.optim.SGD(w + b, lr=lr, momentum=0.9)),
         ({"optimizer": "adam"}, lambda w, b, lr: torch.optim.Adam(w + b, lr=lr)),
-        ({"optimizer": "adamw"}, lambda w, b, lr: adamw_weights_only(w, b, lr, decay=0.01)),
+        ({"optimizer": "adamw"}, lambda w, b, lr: adamw_weights_only(w, b, lr, decay=0.01)),  # default decay
+        ({"optimizer": "adamw", "weight_decay": 0.0}, lambda w, b, lr: adamw_weights_only(w, b, lr, decay=0.0)),
         (
-            {"optimizer": "adamw", "regularization": "l2", "reg_rate": 0.3},  # decay, not a loss term
-            lambda w, b, lr: adamw_weights_only(w, b, lr, decay=0.3),
+            # L2 stays a loss term (λΣw²) and AdamW's own decay is applied besides, decoupled
+            {"optimizer": "adamw", "regularization": "l2", "reg_rate": 0.3, "weight_decay": 0.03},
+            lambda w, b, lr: adamw_weights_only(w, b, lr, decay=0.03),
         ),
         (
             {"optimizer": "adam", "regularization": "l1", "reg_rate": 0.01},
@@ -219,6 +227,8 @@ def test_optimizers_match_torch_optim(overrides, reference):
         loss = torch.nn.functional.binary_cross_entropy_with_logits(logit[:, 0], y)
         if t.config.regularization == "l1":
             loss = loss + t.config.reg_rate * sum(w.abs().sum() for w in Ws)
+        if t.config.regularization == "l2":
+            loss = loss + t.config.reg_rate * sum((w * w).sum() for w in Ws)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -243,7 +253,7 @@ def test_default_network_learns(dataset, epochs):
     t = Trainer(ClassifierConfig(dataset=dataset))
     t.step(epochs)
     assert t.epoch == epochs and len(t.history) == epochs
-    assert t.history[-1]["test_acc"] > 0.9
+    assert t.history[-1]["val_acc"] > 0.9
     assert t.history[-1]["train_loss"] < t.history[0]["train_loss"]
 
 
@@ -251,11 +261,11 @@ def test_history_records_and_accuracy_by_hand():
     t = Trainer(ClassifierConfig(n=100))
     t.step(3)
     assert [r["epoch"] for r in t.history] == [1, 2, 3]
-    assert set(t.history[0]) == {"epoch", "train_loss", "test_loss", "train_acc", "test_acc"}
-    p = t.predict_proba(t.X_test)
-    assert t.history[-1]["test_acc"] == pytest.approx(np.mean(p.argmax(1) == t.y_test))
-    logp = np.log(np.clip(p[np.arange(len(p)), t.y_test], 1e-12, 1))
-    assert t.history[-1]["test_loss"] == pytest.approx(-logp.mean(), rel=1e-4)
+    assert set(t.history[0]) == {"epoch", "train_loss", "val_loss", "train_acc", "val_acc"}
+    p = t.predict_proba(t.X_val)  # the history is the validation set's, never the test set's
+    assert t.history[-1]["val_acc"] == pytest.approx(np.mean(p.argmax(1) == t.y_val))
+    logp = np.log(np.clip(p[np.arange(len(p)), t.y_val], 1e-12, 1))
+    assert t.history[-1]["val_loss"] == pytest.approx(-logp.mean(), rel=1e-4)
 
 
 def test_regression_reduces_loss_and_has_no_accuracy():
@@ -263,10 +273,10 @@ def test_regression_reduces_loss_and_has_no_accuracy():
     t.step(30)
     assert t.n_classes == 1
     assert t.history[-1]["train_loss"] < 0.2 * t.history[0]["train_loss"]
-    assert t.history[-1]["test_acc"] is None and t.history[-1]["train_acc"] is None
-    values = t.predict_proba(t.X_test)
-    assert values.shape == (len(t.X_test), 1)
-    assert np.mean((values[:, 0] - t.y_test) ** 2) == pytest.approx(t.history[-1]["test_loss"], rel=1e-4)
+    assert t.history[-1]["val_acc"] is None and t.history[-1]["train_acc"] is None
+    values = t.predict_proba(t.X_val)
+    assert values.shape == (len(t.X_val), 1)
+    assert np.mean((values[:, 0] - t.y_val) ** 2) == pytest.approx(t.history[-1]["val_loss"], rel=1e-4)
 
 
 def test_same_seed_same_run_other_seed_other_run():
@@ -294,8 +304,8 @@ def test_predictions_leave_training_untouched():
 def test_uploaded_data_is_used_as_given():
     X, y = make_classification("blobs3", 90, 0.0, seed=4)
     t = Trainer(ClassifierConfig(dataset="circle", n=500), data=(X, y))
-    assert t.n_classes == 3 and len(t.X_train) + len(t.X_test) == 90
-    together = np.concatenate([t.X_train, t.X_test])
+    assert t.n_classes == 3 and len(t.X_train) + len(t.X_val) + len(t.X_test) == 90
+    together = np.concatenate([t.X_train, t.X_val, t.X_test])
     np.testing.assert_array_equal(together[np.lexsort(together.T)], X[np.lexsort(X.T)])
     t.step(2)
     assert t.predict_grid(5).shape == (5, 5, 3)

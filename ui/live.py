@@ -24,7 +24,7 @@ def frame(trainer) -> dict:
     """One animation frame: the boundary and losses of the model as it is now."""
     last = trainer.history[-1] if trainer.history else {}
     return {"epoch": trainer.epoch, "grid": enc.encode_grid(trainer.predict_grid(GRID_RES), trainer.config.problem),
-            "train_loss": last.get("train_loss"), "test_loss": last.get("test_loss")}
+            "train_loss": last.get("train_loss"), "val_loss": last.get("val_loss")}
 
 
 def _network(trainer, activation: str, input_labels: list[str], titles: list[str]) -> dict:
@@ -60,7 +60,7 @@ def player_for(trainer) -> Player:
 
 
 def payload(trainer, frames: list[dict], *, seq: int, status: str, threshold: float, discretize: bool,
-            show_test: bool, labels: dict, input_labels: list[str], titles: list[str]) -> dict:
+            show_val: bool, labels: dict, input_labels: list[str], titles: list[str]) -> dict:
     """What the component receives: the frames, the data points, the loss curve and the current network.
 
     While playing, the points, the curve and the network go at most every STATIC_EVERY_S per run (None in
@@ -70,16 +70,17 @@ def payload(trainer, frames: list[dict], *, seq: int, status: str, threshold: fl
     problem = trainer.config.problem
     data = {"seq": seq, "status": status, "problem": problem, "res": GRID_RES,
             "channels": enc.grid_channels(trainer.n_classes, problem), "threshold": threshold,
-            "discretize": discretize, "show_test": show_test, "frames": frames, "labels": labels,
+            "discretize": discretize, "show_val": show_val, "frames": frames, "labels": labels,
             "curve": None, "points": None, "net": None}
     now = time.monotonic()
     if status == "playing" and now - _STATIC.get(trainer, -1e9) < STATIC_EVERY_S:
         return data
     _STATIC[trainer] = now
     train_xy, train_y = enc.encode_points(trainer.X_train, trainer.y_train, problem)
-    test_xy, test_y = enc.encode_points(trainer.X_test, trainer.y_test, problem)
+    # the validation points, never the test set's: those stay unseen until the one final evaluation
+    val_xy, val_y = enc.encode_points(trainer.X_val, trainer.y_val, problem)
     data.update(curve=enc.curve_panel(trainer.history, labels),
-                points={"train_xy": train_xy, "train_y": train_y, "test_xy": test_xy, "test_y": test_y},
+                points={"train_xy": train_xy, "train_y": train_y, "val_xy": val_xy, "val_y": val_y},
                 net=_network(trainer, trainer.config.activation, input_labels, titles))
     return data
 

@@ -67,7 +67,7 @@ function drawBoundary(S, f) {
   drawGrid(ctx, d, f.grid, d.res, 0, 0, size, 0.62);
   if (d.points) {
     drawPoints(ctx, d, d.points.train_xy, d.points.train_y, size, 'white');
-    if (d.show_test) drawPoints(ctx, d, d.points.test_xy, d.points.test_y, size, 'black');
+    if (d.show_val) drawPoints(ctx, d, d.points.val_xy, d.points.val_y, size, 'black');
   }
   ctx.fillStyle = 'rgba(0,0,0,0.55)'; ctx.font = '11px sans-serif';
   [-6, -3, 0, 3, 6].forEach((v) => {
@@ -78,7 +78,7 @@ function drawBoundary(S, f) {
   const L = d.labels;
   S.head.epoch.textContent = `${L.epoch} ${f.epoch.toLocaleString()}`;
   const fmt = (v) => (v === null || v === undefined ? '–' : v.toFixed(3));
-  S.head.loss.textContent = `${L.train_loss} ${fmt(f.train_loss)}   ${L.test_loss} ${fmt(f.test_loss)}`;
+  S.head.loss.textContent = `${L.train_loss} ${fmt(f.train_loss)}   ${L.val_loss} ${fmt(f.val_loss)}`;
 }
 
 function drawNet(S) {

@@ -3,9 +3,9 @@ import random
 
 import streamlit as st
 
-from labs.classification.results import curves_panel, downloads, evaluation_panel, why_cross_entropy
+from labs.classification.results import curves_panel, downloads, evaluation_panel, model_notes_panel, why_cross_entropy
 from labs.classification.schema import PAGE, SCHEMA
-from sim.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
+from sim.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS, split_sizes
 from sim.training import ClassifierConfig, Trainer
 from sim.upload import parse_points_csv
 from ui import live, live_run
@@ -26,9 +26,9 @@ def make_config(v: dict) -> ClassifierConfig:
     loss = "squared_error" if v["problem"] == "regression" else v["loss"]
     return ClassifierConfig(
         problem=v["problem"], dataset=v["dataset"], n=v["n"], noise=v["noise"], train_ratio=v["train_ratio"],
-        batch_size=v["batch_size"], features=v["features"], hidden=v["hidden"], activation=v["activation"],
-        lr=v["lr"], regularization=v["regularization"], reg_rate=v["reg_rate"], loss=loss,
-        optimizer=v["optimizer"], dropout=v["dropout"], seed=v["seed"])
+        val_ratio=v["val_ratio"], batch_size=v["batch_size"], features=v["features"], hidden=v["hidden"],
+        activation=v["activation"], lr=v["lr"], regularization=v["regularization"], reg_rate=v["reg_rate"],
+        loss=loss, optimizer=v["optimizer"], weight_decay=v["weight_decay"], dropout=v["dropout"], seed=v["seed"])
 
 
 def current_player(v: dict) -> Player | None:
@@ -64,8 +64,15 @@ def hidden_layers(state: PageState) -> None:
 def data_controls(state: PageState) -> None:
     names = CLASSIFICATION_DATASETS if state.values["problem"] == "classification" else REGRESSION_DATASETS
     state.widget("dataset", options=names)
-    for name in ("noise", "train_ratio", "batch_size", "n"):
+    for name in ("noise", "train_ratio", "val_ratio", "batch_size", "n"):
         state.widget(name)
+    upload = ss.get("cls.upload")
+    try:  # the course's three sets, as counts: fit on train, tune on validation, test once at the end
+        sizes = split_sizes(len(upload.y) if upload else state.values["n"], *(state.values[k] for k in
+                                                                                ("train_ratio", "val_ratio")))
+        st.caption(t("cls.split_sizes", train=sizes[0], val=sizes[1], test=sizes[2]))
+    except ValueError:
+        st.caption(t("cls.split_too_small"))
     state.widget("seed")
     st.button(t("cls.regenerate"), on_click=regenerate, icon=":material/casino:", width="stretch")
     problem = state.values["problem"]
@@ -74,14 +81,21 @@ def data_controls(state: PageState) -> None:
 
 
 def model_controls(state: PageState) -> None:
-    rows = (("problem", "lr", "activation", "optimizer"), ("loss", "regularization", "reg_rate", "dropout"))
+    rows = (("problem", "lr", "activation", "optimizer", "weight_decay"),
+            ("loss", "regularization", "reg_rate", "dropout", None))
+    v = state.values
     for names in rows:
         for col, name in zip(st.columns(len(names)), names):
-            if name == "loss" and state.values["problem"] == "regression":
+            if name == "loss" and v["problem"] == "regression":
                 # regression trains on squared error only; the classification choice stays stored
                 col.selectbox(t("cls.loss"), [t("cls.loss.squared_error")], disabled=True, key="cls.loss_regression")
-            else:
+            elif name == "weight_decay":  # AdamW's own hyper-parameter: the other optimizers have none
+                state.widget(name, container=col, disabled=v["optimizer"] != "adamw")
+                col.caption(t("cls.weight_decay_help" if v["optimizer"] == "adamw" else "cls.weight_decay_off"))
+            elif name:
                 state.widget(name, container=col)
+            if name == "reg_rate":  # the penalty added to the loss, in the course's convention
+                col.caption(t(f"cls.reg_formula.{v['regularization']}"))
 
 
 # ---------- live view ----------
@@ -98,9 +112,9 @@ def live_panel(state: PageState, player: Player) -> None:
         n_hidden = len(trainer.config.hidden)
         with player.lock:
             live.show(trainer, frames, seq=seq, status=status, threshold=state.values["threshold"],
-                      discretize=state.values["discretize"], show_test=state.values["show_test"],
+                      discretize=state.values["discretize"], show_val=state.values["show_test"],
                       labels={"epoch": t("cls.epoch"), "train_loss": t("cls.train_loss"),
-                              "test_loss": t("cls.test_loss"), "status": t(f"cls.status.{status}")},
+                              "val_loss": t("cls.val_loss"), "status": t(f"cls.status.{status}")},
                       input_labels=[t(f"cls.features.{f}") for f in trainer.config.features],
                       titles=[t("cls.net.inputs")] + [t("cls.net.layer", i=i + 1) for i in range(n_hidden)]
                       + [t("cls.net.output")])
@@ -126,6 +140,8 @@ def main() -> None:
             live_panel(state, player)
             for name, col in zip(("discretize", "show_test", "speed"), st.columns(3)):
                 state.widget(name, container=col)
+            with player.lock:
+                model_notes_panel(player.model)
         curves_panel(player)
         # one panel at a time: hidden tabs would still re-render their charts on every live update
         panel = state.widget("panel", label_visibility="collapsed")

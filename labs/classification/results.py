@@ -1,16 +1,17 @@
-"""The classification lab's results under the live view: loss curves, evaluation, why cross-entropy, downloads."""
+"""The classification lab's results under the live view: loss curves, evaluation (tuned on the validation set,
+the test set evaluated once, on request), what the model is called, why cross-entropy, downloads."""
 from datetime import datetime, timezone
 
 import numpy as np
 import streamlit as st
 
 from sim import metrics
-from sim.export import history_csv, weights_json
+from sim.export import VAL_HISTORY_COLUMNS, history_csv, weights_json
 from sim.losses import logit_gradients
 from sim.plots.curves import accuracy_curves, loss_curves
 from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
 from sim.plots.losses import gradient_figure
-from sim.training import Trainer
+from sim.training import Trainer, affine_formula, collapse_linear, model_notes
 from ui.i18n import t
 from ui.player import Player
 from ui.urlstate import PageState
@@ -23,11 +24,11 @@ def curves_panel(player: Player) -> None:
     def panel():
         with player.lock:  # the run's thread appends to the history and compacts it
             history = list(player.model.history)
-        labels = {k: t(f"cls.plot.{k}") for k in ("epoch", "loss", "accuracy", "train", "test")}
+        labels = {k: t(f"cls.plot.{k}") for k in ("epoch", "loss", "accuracy", "train", "val")}
         c1, c2 = st.columns(2)
-        c1.plotly_chart(loss_curves(history, labels), key="cls.loss_fig")
+        c1.plotly_chart(loss_curves(history, labels, held_out="val"), key="cls.loss_fig")
         if player.model.config.problem == "classification":
-            c2.plotly_chart(accuracy_curves(history, labels), key="cls.acc_fig")
+            c2.plotly_chart(accuracy_curves(history, labels, held_out="val"), key="cls.acc_fig")
 
     panel()
 
@@ -36,8 +37,9 @@ def evaluation_panel(state: PageState, trainer: Trainer) -> None:
     if trainer.config.problem != "classification":
         st.info(t("cls.eval_regression"))
         return
-    y = trainer.y_test
-    proba = trainer.predict_proba(trainer.X_test)
+    # everything here is tuned on the validation set; the test set waits for final_test_panel's one evaluation
+    y = trainer.y_val
+    proba = trainer.predict_proba(trainer.X_val)
     k = proba.shape[1]
     labels = {k_: t(f"cls.plot.{k_}") for k_ in ("true", "predicted", "count", "fpr", "tpr", "precision", "recall",
                                                   "chance")}
@@ -46,15 +48,19 @@ def evaluation_panel(state: PageState, trainer: Trainer) -> None:
         thr = state.widget("threshold")
         m = metrics.binary_metrics(y, proba[:, 1], thr)
         labels["threshold"] = t("cls.plot.threshold", thr=f"{thr:.2f}")
-        cols = st.columns(5)
+        cols = st.columns(6)
         for col, name in zip(cols, ("accuracy", "precision", "recall", "f1")):
             col.metric(t(f"cls.metric.{name}"), f"{getattr(m, name):.3f}")
-        cols[4].metric(t("cls.metric.n_test"), len(y))
+        majority = metrics.majority_accuracy(y)
+        cols[4].metric(t("cls.metric.majority"), f"{majority:.3f}", help=t("cls.metric.majority_help"))
+        cols[5].metric(t("cls.metric.n_val"), len(y))
+        if majority >= 0.8:  # a constant answer already scores this: accuracy says little, the PR curve more
+            st.warning(t("cls.imbalance_note", share=f"{majority:.0%}"))
         roc, pr = metrics.roc_curve(y, proba[:, 1]), metrics.pr_curve(y, proba[:, 1])
         c1, c2, c3 = st.columns(3)
         c1.plotly_chart(confusion_figure([[m.tn, m.fp], [m.fn, m.tp]], names, labels), key="cls.cm")
-        if roc is None:  # the test set holds a single class: no curve can be drawn
-            c2.info(t("cls.single_class_test"))
+        if roc is None:  # the validation set holds a single class: no curve can be drawn
+            c2.info(t("cls.single_class_val"))
         else:
             fpr, tpr, _ = roc
             c2.plotly_chart(roc_figure(fpr, tpr, metrics.auc(fpr, tpr), (m.fpr, m.recall), labels),
@@ -64,9 +70,43 @@ def evaluation_panel(state: PageState, trainer: Trainer) -> None:
                                       (m.recall, m.precision), labels), key="cls.pr")
         st.caption(t("cls.threshold_help"))
     else:
+        thr = None
         pred = proba.argmax(axis=1)
-        st.metric(t("cls.metric.accuracy"), f"{metrics.accuracy(y, pred):.3f}")
+        c1, c2 = st.columns(2)
+        c1.metric(t("cls.metric.accuracy"), f"{metrics.accuracy(y, pred):.3f}")
+        c2.metric(t("cls.metric.n_val"), len(y))
         st.plotly_chart(confusion_figure(metrics.confusion_matrix(y, pred, k), names, labels), key="cls.cm")
+    final_test_panel(trainer, thr)
+
+
+def final_test_panel(trainer: Trainer, threshold: float | None) -> None:
+    """The test set, evaluated once on request at the threshold chosen on validation; shown until the model changes."""
+    st.subheader(t("cls.test.title"))
+    st.caption(t("cls.test.why"))
+    if st.button(t("cls.test.button"), icon=":material/fact_check:", key="cls.test_button"):
+        trainer.evaluate_test(0.5 if threshold is None else threshold)
+    result = trainer.current_test_evaluation()
+    if result is None:
+        st.info(t("cls.test.stale" if trainer.test_evaluation else "cls.test.not_yet"))
+        return
+    names = [n for n in ("accuracy", "precision", "recall", "f1", "auc", "ap") if n in result]
+    for col, name in zip(st.columns(len(names) + 1), names + ["n_test"]):
+        value = result["n" if name == "n_test" else name]
+        col.metric(t(f"cls.metric.{name}"), "—" if value is None else (value if name == "n_test" else f"{value:.3f}"))
+    if result["threshold"] is not None:
+        st.caption(t("cls.test.at", epoch=result["epoch"], thr=f"{result['threshold']:.2f}"))
+    else:
+        st.caption(t("cls.test.at_epoch", epoch=result["epoch"]))
+
+
+def model_notes_panel(trainer: Trainer) -> None:
+    """What the course calls this model, one sentence each; for a linear net, its one equivalent linear map."""
+    for key in model_notes(trainer.config, trainer.n_classes):
+        st.caption(t(f"cls.note.{key}"))
+        if key == "linear" and trainer.n_classes <= 2:  # one logit (binary) or one value (regression)
+            W, b = collapse_linear(trainer.layers())
+            names = [t(f"cls.features.{f}") for f in trainer.config.features]
+            st.caption(t("cls.note.linear_formula", formula=affine_formula(W[0], float(b[0]), names)))
 
 
 def why_cross_entropy(state: PageState) -> None:
@@ -87,8 +127,8 @@ def why_cross_entropy(state: PageState) -> None:
 
 def downloads(trainer: Trainer) -> None:
     c1, c2 = st.columns(2)
-    c1.download_button(t("cls.download_curves"), history_csv(trainer.history), "curves.csv", "text/csv",
-                       icon=":material/show_chart:", disabled=not trainer.history)
+    c1.download_button(t("cls.download_curves"), history_csv(trainer.history, VAL_HISTORY_COLUMNS), "curves.csv",
+                       "text/csv", icon=":material/show_chart:", disabled=not trainer.history)
     meta = {"epoch": trainer.epoch, "features": list(trainer.config.features), "outputs": trainer.n_classes,
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     c2.download_button(t("cls.download_weights"), weights_json(vars(trainer.config), trainer.layers(), meta),

@@ -1,4 +1,5 @@
-"""Training curves: loss and accuracy against epoch, train in orange and test in blue.
+"""Training curves: loss and accuracy against epoch, train in orange and the held-out set (validation
+or test, by the caller's history keys) in blue.
 
 Also holds the compact layout the other metric figures share.
 """
@@ -28,17 +29,18 @@ def compact_layout(fig: go.Figure, x_title: str, y_title: str, height: int = HEI
 
 
 def _train_test_figure(
-    history: list[dict], key: str, name: str, value_format: str, labels: dict
+    history: list[dict], key: str, name: str, value_format: str, labels: dict, held_out: str = "test"
 ) -> go.Figure:
-    """Lines of history[f"train_{key}"] and history[f"test_{key}"] against epoch.
+    """Lines of history[f"train_{key}"] and history[f"{held_out}_{key}"] against epoch; labels[held_out] names
+    the second ("test", or "val" for a run monitored on its validation set).
 
     A series with no value at all (no test split, empty history) is left out; None or NaN
     inside a series leaves a gap. A long history is min–max decimated, so the figure stays small.
     """
     fig = go.Figure()
-    history = decimate(history, "epoch", (f"train_{key}", f"test_{key}"))
+    history = decimate(history, "epoch", (f"train_{key}", f"{held_out}_{key}"))
     epochs = [entry["epoch"] for entry in history]
-    for split, colour in (("train", TRAIN_COLOR), ("test", TEST_COLOR)):
+    for split, colour in (("train", TRAIN_COLOR), (held_out, TEST_COLOR)):
         values = [entry.get(f"{split}_{key}") for entry in history]
         if all(v is None for v in values):
             continue
@@ -50,18 +52,18 @@ def _train_test_figure(
     return compact_layout(fig, labels["epoch"], name)
 
 
-def loss_curves(history: list[dict], labels: dict, log_y: bool = False) -> go.Figure:
-    """Train and test loss per epoch. labels: "epoch", "loss", "train", "test"."""
-    fig = _train_test_figure(history, "loss", labels["loss"], ".4g", labels)
+def loss_curves(history: list[dict], labels: dict, log_y: bool = False, held_out: str = "test") -> go.Figure:
+    """Train and held-out loss per epoch. labels: "epoch", "loss", "train", and held_out ("test" or "val")."""
+    fig = _train_test_figure(history, "loss", labels["loss"], ".4g", labels, held_out)
     fig.update_yaxes(type="log" if log_y else "linear")
     return fig
 
 
-def accuracy_curves(history: list[dict], labels: dict) -> go.Figure:
-    """Train and test accuracy per epoch on a fixed 0-100 % axis.
+def accuracy_curves(history: list[dict], labels: dict, held_out: str = "test") -> go.Figure:
+    """Train and held-out accuracy per epoch on a fixed 0-100 % axis.
 
-    labels: "epoch", "accuracy", "train", "test".
+    labels: "epoch", "accuracy", "train", and held_out ("test" or "val").
     """
-    fig = _train_test_figure(history, "acc", labels["accuracy"], ".1%", labels)
+    fig = _train_test_figure(history, "acc", labels["accuracy"], ".1%", labels, held_out)
     fig.update_yaxes(range=[0, 1], tickformat=".0%")
     return fig

@@ -66,20 +66,21 @@ def encode_points(X: np.ndarray, y: np.ndarray, problem: str) -> tuple[str, str]
 def curve(history: list[dict], max_points: int = 300) -> dict:
     """Loss history min–max decimated to at most max_points (first, latest and every spike kept), losses to 4
     significant digits (a sparkline a few hundred pixels tall; it halves what a frame carries)."""
-    pick = decimate(history, "epoch", ("train_loss", "test_loss"), max_points)
+    pick = decimate(history, "epoch", ("train_loss", "val_loss"), max_points)
     return {"epochs": [h["epoch"] for h in pick], "train": [_sig4(h["train_loss"]) for h in pick],
-            "test": [_sig4(h["test_loss"]) for h in pick]}
+            "val": [_sig4(h["val_loss"]) for h in pick]}
 
 
 def curve_panel(history: list[dict], labels: dict, max_points: int = 300) -> dict:
-    """The live view's loss curve as an xy panel (sim.plots.panels): train and test loss from 0, against epochs.
+    """The live view's loss curve as an xy panel (sim.plots.panels): train and validation loss from 0, against
+    epochs (a run is monitored on its validation set; the test set waits for the one final evaluation).
 
-    labels: "epoch", "train_loss", "test_loss".
+    labels: "epoch", "train_loss", "val_loss".
     """
     c = curve(history, max_points)
-    top = max([v for v in c["train"] + c["test"] if v is not None and np.isfinite(v)], default=1.0) * 1.05 or 1.0
+    top = max([v for v in c["train"] + c["val"] if v is not None and np.isfinite(v)], default=1.0) * 1.05 or 1.0
     lines = [series(c["epochs"], c[part], color=colour, width=1.6, label=labels[f"{part}_loss"])
-             for part, colour in (("train", ORANGE), ("test", BLUE))]
+             for part, colour in (("train", ORANGE), ("val", BLUE))]
     return xy_panel("", lines, y_range=(0.0, top), x_label=labels["epoch"], width=360, height=150)
 
 
