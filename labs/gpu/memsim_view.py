@@ -11,6 +11,7 @@ import streamlit as st
 
 from sim.gpu.memsim import MAX_EVENTS, IOReport
 from sim.plots.memsim_anim import animation_payload, largest_animated_n
+from labs.gpu.course import tensor_core_note
 from ui.components import live_component
 from ui.i18n import t
 
@@ -44,3 +45,4 @@ def show_animation(report: IOReport, *, speed: int, key: str) -> None:
                   limit=f"{MAX_EVENTS:,}", n=f"{largest_animated_n(report):,}"))
         return
     _component(data={**animation_payload(report, labels(report, speed)), "speed": speed}, key=key, height="content")
+    st.caption(tensor_core_note())  # the animation's compute unit is a Tensor Core: what one of its operations does

@@ -7,6 +7,7 @@ from sim.gpu.memsim import GPUS, MAX_EVENTS, IOReport, MemsimError, attention_io
 from sim.gpu.sweeps import Chip, SweepPoint, l2_affordable, n_sweep, sram_sweep
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 from sim.plots.shapes import human_bytes, human_count
+from labs.gpu.course import roof_note, sram_correction, tiling_text
 from labs.gpu.measure import measure_section
 from ui.i18n import t
 from labs.gpu.memsim_view import show_animation
@@ -19,6 +20,7 @@ PRESETS = {"default": {p.name: p.default for p in SCHEMA if p.name in SIZES},
            **{name: {k: BENCH_PRESETS[name][k] for k in SIZES} for name in ("naive_dies", "flash_fig2")}}
 SWEEP_N = [2**k for k in range(8, 18)]  # 256 … 131,072 tokens
 SWEEP_SRAM = [2**k * 1024 for k in range(2, 11)]  # 4 KiB … 1 MiB
+SMEM = {key: human_bytes(g.smem_per_sm_bytes) for key, g in GPUS.items()}  # the SRAM help's figures, per SM
 ss = st.session_state
 
 
@@ -36,7 +38,7 @@ def controls(state: PageState) -> None:
             ((("gpu", {}), ("l2", {}), ("sram_kib", {}), ("block_m", auto), ("block_n", auto)), [5, 4, 4, 4, 4]))
     for row, widths in rows:
         for col, (name, kw) in zip(st.columns(widths, vertical_alignment="bottom"), row):
-            state.widget(name, container=col, help=t(f"gpu.{name}.help"), **kw)
+            state.widget(name, container=col, help=t(f"gpu.{name}.help", **SMEM), **kw)
 
 
 def io_config(v: dict) -> dict:
@@ -95,6 +97,7 @@ def summary(v: dict, reports: dict[str, IOReport | None], with_l2: dict[str, IOR
             kv = tiled.hbm_read_by_tensor["K"] // (tiled.dtype_bytes * tiled.batch_heads * v["d"])
             st.markdown(t("gpu.arithmetic.tiled", N=f"{v['N']:,}", d=v["d"], bm=tiled.block_m, bn=tiled.block_n,
                           t_r=-(-v["N"] // tiled.block_m), kv=f"{kv:,}", total=human_bytes(tiled.hbm_bytes)))
+            st.markdown(tiling_text(tiled, chip.sram_bytes))
 
 
 def animate(state: PageState, v: dict, config: tuple, chip: Chip) -> None:
@@ -154,12 +157,13 @@ def roofline_view(v: dict, reports: dict, with_l2: dict) -> None:
              col["compute_ms"]: f"{r.compute_time_s * 1e3:.3f}", col["bound"]: t(f"gpu.roof.bound.{r.bound}")}
             for name, r in points.items()]
     right.dataframe(rows, key="gpu.roof_table", hide_index=True)
-    right.caption(t("gpu.roof.note"))
+    right.caption(roof_note())
 
 
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
     with state.frame(t("gpu.title"), t("gpu.intro")):
+        sram_correction()
         controls(state)
         v = state.values
         spec = GPUS[v["gpu"]]

@@ -3,9 +3,12 @@
 Counts are exact for the model described here, per (batch, head), for Q, K, V, O of shape (N, d):
 - naive: three kernels, S = Q Kᵀ·scale, P = softmax(S), O = P V; each reads its inputs once from HBM and
   writes its output once (an ideal library kernel: real matmuls re-read tiles, mostly from L2).
-- tiled (FlashAttention-2 forward): one program per row block of B_m query rows reads its Q block, then the
-  K and V blocks of B_n rows it needs, keeps S, the running max and sum and the O accumulator on chip, and
-  writes its O block once. No logsumexp is written (inference forward).
+- tiled: a hybrid of the two FlashAttention papers. The block sizes follow FlashAttention-1's rule (Dao et al.
+  2022, Algorithm 1: B_n = M/4d, B_m = min(B_n, d); see default_blocks); the loop order is FlashAttention-2's
+  (Dao 2023): the outer loop runs over query blocks, one program per row block of B_m query rows, which reads
+  its Q block, then the K and V blocks of B_n rows it needs, keeps S, the running max and sum and the O
+  accumulator on chip, and writes its O block once (FlashAttention-1's outer loop runs over K/V blocks
+  instead, re-reading and re-writing O). No logsumexp is written (inference forward).
 Totals come from closed forms per block (fast for any N); the step-by-step `events` and the L2 come from
 replaying the schedule of tiles.
 """
@@ -75,6 +78,16 @@ class IOReport:
     @property
     def hbm_bytes(self) -> int:
         return self.hbm_read_bytes + self.hbm_write_bytes
+
+    @property
+    def t_r(self) -> int:
+        """Query (row) blocks: ⌈N/B_m⌉."""
+        return -(-self.N // self.block_m)
+
+    @property
+    def t_c(self) -> int:
+        """Key/value (column) blocks: ⌈N/B_n⌉."""
+        return -(-self.N // self.block_n)
 
     @property
     def events_omitted(self) -> bool:
@@ -189,7 +202,9 @@ class _Tally:
 
 
 def default_blocks(d: int, sram_bytes: int, dtype_bytes: int) -> tuple[int, int]:
-    """(B_m, B_n) from the paper's Algorithm 1: B_n = M/4d, B_m = min(B_n, d), M the SRAM size in elements.
+    """(B_m, B_n) from FlashAttention-1's Algorithm 1 (Dao et al. 2022): B_n = M/4d, B_m = min(B_n, d), M the
+    SRAM size in elements. Only the block sizes come from FlashAttention-1: the loop order that uses them is
+    FlashAttention-2's (outer loop over query blocks, _replay_tiled).
 
     The paper writes ⌈M/4d⌉; the floor is taken here so that the four tiles really fit in M.
     """
@@ -254,6 +269,10 @@ def _replay_naive(grid: _Grid, heads: int, dtype_bytes: int, tally: _Tally, flus
 
 def _replay_tiled(grid: _Grid, heads: int, dtype_bytes: int, n_sm: int, tally: _Tally) -> None:
     """Programs (head, row block) launched row block fastest, in waves of n_sm running in lockstep.
+
+    FlashAttention-2's loop order: the outer loop is over query (row) blocks, each program loading its Q block
+    once and storing its O block once; the inner loop streams K_j, V_j. The block sizes are FlashAttention-1's
+    rule (default_blocks).
 
     At step j every program of the wave that still needs block j reads K_j and V_j. Programs of one head read
     the same tiles: when K_j and V_j fit in L2 together, the first of them may miss and the others hit.
@@ -385,7 +404,7 @@ def arithmetic_intensity(report: IOReport) -> float:
 
 @dataclass(frozen=True)
 class GpuSpec:
-    """Published figures of one GPU (dense fp16/bf16 tensor-core peak, no sparsity)."""
+    """Published figures of one GPU (dense fp16/bf16 Tensor Core peak, no sparsity)."""
 
     name: str
     hbm_bytes_per_s: float
@@ -435,3 +454,49 @@ def roofline(report: IOReport, hbm_bytes_per_s: float, peak_flops: float) -> Roo
     memory_s, compute_s = report.hbm_bytes / hbm_bytes_per_s, report.flops / peak_flops
     return Roofline(intensity, peak_flops / hbm_bytes_per_s, min(peak_flops, intensity * hbm_bytes_per_s),
                     memory_s, compute_s, "memory" if memory_s >= compute_s else "compute")
+
+
+# What the LLM-foundations article (llm-foundations-article, §6.4 "内存层级", and "几十 MB" in §8.1) gives as
+# the H100's on-chip SRAM (shared memory / L1): "~50 MB". It is the size of the H100's L2 cache.
+ARTICLE_H100_SRAM_BYTES = 50 * 10**6
+# What the same article (§6.3) says one Tensor Core 4×4 matrix multiply-accumulate is worth: 64 FLOPs.
+ARTICLE_TENSOR_CORE_FLOPS = 64
+
+
+@dataclass(frozen=True)
+class SramClaim:
+    """A claimed on-chip SRAM size set against one GPU's table entry."""
+
+    claim_bytes: int
+    l2_bytes: int  # the L2 cache, shared by all SMs
+    smem_per_sm_bytes: int  # shared memory (the SRAM a thread block tiles into), per SM
+    n_sm: int
+    smem_total_bytes: int  # shared memory of all SMs together
+    closest: str  # the level whose size is nearest the claim (by ratio): "l2", "smem_total" or "smem_per_sm"
+
+
+def sram_claim(spec: GpuSpec, claim_bytes: int = ARTICLE_H100_SRAM_BYTES) -> SramClaim:
+    """Which of a GPU's memories a claimed "SRAM size" matches: for the article's ~50 MB on an H100, the L2."""
+    if claim_bytes < 1:
+        raise MemsimError("not_positive", {"name": "claim_bytes", "value": claim_bytes})
+    total = spec.smem_per_sm_bytes * spec.n_sm
+    sizes = {"l2": spec.l2_bytes, "smem_total": total, "smem_per_sm": spec.smem_per_sm_bytes}
+    closest = min(sizes, key=lambda k: abs(np.log(sizes[k] / claim_bytes)))
+    return SramClaim(claim_bytes, spec.l2_bytes, spec.smem_per_sm_bytes, spec.n_sm, total, closest)
+
+
+def mma_ops(m: int, n: int, k: int) -> dict[str, int]:
+    """Work of one matrix multiply-accumulate D = A·B + C, A m×k, B k×n: m·n·k multiply-adds, 2 FLOPs each.
+
+    A Tensor Core's 4×4 operation (4×4×4) is 64 multiply-adds = 128 FLOPs, counted as the roofline counts.
+    """
+    for name, value in (("m", m), ("n", n), ("k", k)):
+        if value < 1:
+            raise MemsimError("not_positive", {"name": name, "value": value})
+    return {"m": m, "n": n, "k": k, "madds": m * n * k, "flops": 2 * m * n * k}
+
+
+def block_rule(d: int, sram_bytes: int, dtype_bytes: int) -> dict[str, int]:
+    """FlashAttention-1's block-size rule written out for M = `sram_bytes`: M in elements, B_n, B_m."""
+    block_m, block_n = default_blocks(d, sram_bytes, dtype_bytes)
+    return {"m_elems": sram_bytes // dtype_bytes, "bn": block_n, "bm": block_m}
