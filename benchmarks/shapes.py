@@ -7,11 +7,12 @@ from benchmarks import best_seconds
 
 
 def shapes(args: argparse.Namespace) -> None:
-    """Server-side redraw of the shape chain lab after a slider change: trace, figures, table, JSON for the browser."""
+    """Server-side redraw of the shape chain lab after a slider change: trace, figures, table, the FLOPs split and
+    training memory, JSON for the browser."""
     import plotly.io as pio
 
     from sim.plots.shapes import flow_figure, kv_figure, step_table
-    from sim.shapes import PRESETS, ShapeConfig, kv_cache_options, trace_model
+    from sim.shapes import PRESETS, ShapeConfig, flops_split, kv_cache_options, trace_model, training_memory
 
     configs = {**PRESETS, "max": ShapeConfig(batch=64, seq_len=131_072, d_model=16_384, n_head=128, n_kv_head=8,
                                              d_ff=65_536, vocab_size=262_144, n_layer=128)}
@@ -25,6 +26,8 @@ def shapes(args: argparse.Namespace) -> None:
         figs = [flow_figure(trace.steps, [(c.batch, c.seq_len)], labels, block=(f"{trace.block}.0", c.n_layer)),
                 kv_figure(kv_cache_options(c), c.n_kv_head, labels)]
         step_table(trace.steps, labels).to_dict()
+        flops_split(c, trace.totals["flops"])
+        training_memory(trace.totals["params"], "mixed")
         for fig in figs:
             pio.to_json(fig)
 

@@ -275,6 +275,7 @@ class ShapeConfig:
     vocab_size: int = 64  # V: rows of the token embedding, columns of the logits
     n_layer: int = 2  # transformer blocks
     dtype: str = "float32"  # a key of DTYPES: bytes per value of weights, activations and the KV cache
+    tie_embeddings: bool = False  # the output head reuses the token embedding's (V, C) matrix (GPT-2 does)
 
     @property
     def d_head(self) -> int:
@@ -289,10 +290,10 @@ PRESETS = {
     "notes": ShapeConfig(),  # the course notes' example: B = 2, T = 5, d_model = 8, 4 heads of d_h = 2
     # the notes' four tokens: [1, 4, 6] stays [1, 4, 6] through every one of 24 blocks
     "tokens": ShapeConfig(batch=1, seq_len=4, d_model=6, n_head=2, n_kv_head=2, d_ff=24, vocab_size=64, n_layer=24),
-    # GPT-2 small's sizes (its published 124 M parameters share the head with the token embedding;
-    # the lab's model has its own head, 38.6 M more)
+    # GPT-2 small as published: 124,439,808 parameters, the head tied to the token embedding
+    # (untied, the head would add its own 50257 × 768 = 38.6 M)
     "gpt2": ShapeConfig(batch=1, seq_len=1024, d_model=768, n_head=12, n_kv_head=12, d_ff=3072, vocab_size=50257,
-                        n_layer=12),
+                        n_layer=12, tie_embeddings=True),
     # a long context: the (T, T) scores grow with T² while everything else grows with T
     "long": ShapeConfig(batch=1, seq_len=32768, d_model=4096, n_head=32, n_kv_head=8, d_ff=16384, vocab_size=32000,
                         n_layer=32, dtype="bfloat16"),
@@ -335,7 +336,10 @@ def build_model(c: ShapeConfig, device: str = "meta") -> nn.Module:
                                d_model=c.d_model, d_ff=c.d_ff, causal=True, dropout=0.0)
     with torch.device(device):
         model = TinyTransformer(config, torch.Generator())
-    return model.to(DTYPES[c.dtype]).eval()
+    model = model.to(DTYPES[c.dtype]).eval()
+    if c.tie_embeddings:  # one Parameter in both places: counted once, and the head still multiplies by it
+        model.lm_head.weight = model.tok_emb.weight  # both (V, C)
+    return model
 
 
 @dataclass(frozen=True)
@@ -387,6 +391,90 @@ def kv_cache_options(c: ShapeConfig) -> list[tuple[int, int]]:
             for k in divisors(c.n_head)]
 
 
-def rule_of_thumb_flops(params: int, tokens: int) -> int:
-    """The usual estimate of a forward pass: 2 FLOPs per parameter per token (attention's T² work left out)."""
-    return 2 * params * tokens
+# ---------- counting by formula: parameters, where the FLOPs go, training memory ----------
+def param_counts(c: ShapeConfig) -> dict[str, int]:
+    """The lab model's parameters by formula, part by part.
+
+    A block: two layer norms (2·C each), Q, K, V and O projections (C·C + C each), the FFN's two layers
+    (C·d_ff + d_ff and d_ff·C + C). "non_embedding" is N as Kaplan et al. count it: everything but the
+    token and position embeddings and the output head (which is the token embedding itself when tied).
+    """
+    C, F = c.d_model, c.d_ff
+    block = 2 * 2 * C + 4 * (C * C + C) + (C * F + F) + (F * C + C)
+    counts = {"tok_emb": c.vocab_size * C, "pos_emb": c.seq_len * C, "blocks": c.n_layer * block, "ln_f": 2 * C,
+              "lm_head": 0 if c.tie_embeddings else c.vocab_size * C}
+    counts["total"] = sum(counts.values())
+    counts["non_embedding"] = counts["blocks"] + counts["ln_f"]
+    return counts
+
+
+@dataclass(frozen=True)
+class FlopsSplit:
+    """One forward pass's FLOPs in the parts a formula gives, and what the trace adds on top."""
+
+    tokens: int  # B·T tokens in the pass
+    params: int  # every parameter, embeddings included (each shared one once)
+    n: int  # N: non-embedding parameters (param_counts' "non_embedding")
+    weights: int  # 2N per token: each of those weights is one multiply and one add per token
+    attention: int  # Q·Kᵀ and weights·V over the full T×T grid: 2·T·C each per token and layer, so 4·L·B·T²·C
+    head: int  # the logits, 2·C·V per token: a matrix product even when its weight is the tied embedding
+    other: int  # the traced total minus the three: norms, softmax, GELU, residual adds, the mask
+    traced: int  # the traced total
+
+    @property
+    def all_params_rule(self) -> int:
+        """2 × every parameter × tokens: the rule with the embeddings counted, which is not what runs."""
+        return 2 * self.params * self.tokens
+
+    @property
+    def forward_per_token(self) -> int:
+        return 2 * self.n
+
+    @property
+    def training_per_token(self) -> int:
+        """Forward 2N, backward about twice that (gradients for the inputs and for the weights): 6N."""
+        return 6 * self.n
+
+    @property
+    def training_pass(self) -> int:
+        """A training step on these tokens: about 3 × the traced forward pass."""
+        return 3 * self.traced
+
+
+def flops_split(c: ShapeConfig, traced: int) -> FlopsSplit:
+    """Split a traced forward pass's FLOPs: 2N per token, attention's T² part, the logits head, the rest.
+
+    The token and position lookups copy rows and cost nothing, so counting 2 × every parameter × tokens
+    charges them with work that never happens (and leaves attention's T² part out).
+    """
+    tokens = c.batch * c.seq_len
+    counts = param_counts(c)
+    n = counts["non_embedding"]
+    weights, head = 2 * n * tokens, 2 * c.d_model * c.vocab_size * tokens
+    attention = c.n_layer * 2 * (2 * c.batch * c.seq_len * c.seq_len * c.d_model)
+    return FlopsSplit(tokens=tokens, params=counts["total"], n=n, weights=weights, attention=attention, head=head,
+                      other=traced - weights - attention - head, traced=traced)
+
+
+# Bytes per parameter of each part of the training state (activations come on top).
+# fp32: weights, gradients and Adam's two moments (m, v) all in 4 bytes.
+# mixed: fp16/bf16 weights and gradients, an fp32 master copy that the update is applied to, fp32 moments.
+# article: what the article's 70 B example counts: bf16 weights and two bf16 moments, no gradients, no master.
+TRAINING_STATE = {
+    "fp32": {"weights": 4, "grads": 4, "master": 0, "adam_m": 4, "adam_v": 4},
+    "mixed": {"weights": 2, "grads": 2, "master": 4, "adam_m": 4, "adam_v": 4},
+    "article": {"weights": 2, "grads": 0, "master": 0, "adam_m": 2, "adam_v": 2},
+}
+# the article's Adam paragraph: a 70 B model, bf16 weights ~140 GB, optimizer state 280 GB, "over 420 GB" (GB = 10⁹ B)
+ARTICLE_70B = {"params": 70 * 10 ** 9, "weights": 140 * 10 ** 9, "optimizer": 280 * 10 ** 9, "total": 420 * 10 ** 9}
+
+
+def training_memory(params: int, precision: str) -> dict[str, int]:
+    """Bytes of training state for `params` parameters with Adam: each part of TRAINING_STATE[precision],
+    "optimizer" (the two moments) and "total" (every part once; activations not included)."""
+    parts = {name: params * b for name, b in TRAINING_STATE[precision].items()}
+    return {**parts, "optimizer": parts["adam_m"] + parts["adam_v"], "total": sum(parts.values())}
+
+
+def bytes_per_param(precision: str) -> int:
+    return sum(TRAINING_STATE[precision].values())

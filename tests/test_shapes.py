@@ -64,9 +64,11 @@ def test_parameter_count_is_the_real_modules(name):
 
 
 def test_gpt2_small_sizes_give_gpt2_parameters():
-    # GPT-2 small: 124,439,808 parameters with the head tied to the token embedding; ours has its own head
-    params = trace_model(PRESETS["gpt2"]).totals["params"]
-    assert params == 124_439_808 + 768 * 50257
+    # GPT-2 small: 124,439,808 parameters with the head tied to the token embedding (the preset ties it);
+    # with a head of its own, 768 × 50257 more
+    c = PRESETS["gpt2"]
+    assert trace_model(c).totals["params"] == 124_439_808
+    assert trace_model(replace(c, tie_embeddings=False)).totals["params"] == 124_439_808 + 768 * 50257
 
 
 def test_each_linear_step_reads_its_own_weights():

@@ -1,5 +1,6 @@
 """AppTest: the shape chain lab in both languages, URL values, presets, bad sizes, and a widget fuzz."""
 import random
+from dataclasses import asdict
 
 import pytest
 from apptools import open_lab, texts
@@ -7,6 +8,7 @@ from apptools import open_lab, texts
 from sim.shapes import PRESETS
 from ui.i18n import catalogue
 from labs.shapes.schema import SCHEMA
+from ui.schema import write_query
 
 PAGE = "labs/shapes/page.py"
 EN = catalogue("en")
@@ -106,3 +108,81 @@ def test_fuzz_every_widget():
             at.button(key=f"shp.preset_{rng.choice(list(PRESETS))}").click().run()
             assert not at.exception
     assert errors, "the fuzz met an invalid combination at least once"
+
+
+def gpt2_page(lang: str):
+    """The page opened on the GPT-2 preset's link (AppTest can only run the Chinese page without interaction)."""
+    return page(lang, **write_query(SCHEMA, asdict(PRESETS["gpt2"])))
+
+
+def table(at, column: str):
+    """The dataframe that has this column, as a DataFrame."""
+    return next(df.value for df in at.dataframe if column in df.value.columns)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_gpt2_preset_is_tied_and_untying_is_explained(lang):
+    cat = catalogue(lang)
+    at = gpt2_page(lang)
+    assert at.toggle(key="shp.tie_embeddings").value is True and at.query_params["tie_embeddings"] == "1"
+    assert at.metric[0].value == "124 M"
+    text = texts(at)
+    assert "124,439,808" in text and "163,037,184" in text and "38,597,376" in text  # tied, untied, V × C
+    assert cat["shp.tied.on"].split("{")[0] in text
+
+
+def test_the_gpt2_button_ties_and_the_toggle_unties():
+    at = page()
+    at.button(key="shp.preset_gpt2").click().run()
+    assert at.toggle(key="shp.tie_embeddings").value is True and at.metric[0].value == "124 M"
+    at.toggle(key="shp.tie_embeddings").set_value(False).run()
+    assert at.metric[0].value == "163 M" and EN["shp.tied.off"].split("{")[0] in texts(at)
+    assert at.query_params["tie_embeddings"] == "0"
+    at.button(key="shp.preset_gpt2").click().run()
+    at.button(key="shp.preset_notes").click().run()  # a preset sets the toggle too
+    assert at.toggle(key="shp.tie_embeddings").value is False
+
+
+def test_tie_embeddings_comes_from_the_url_and_a_bad_value_gets_a_notice():
+    at = page(tie_embeddings="true")
+    assert at.toggle(key="shp.tie_embeddings").value is True and not at.error
+    at = page(tie_embeddings="maybe")
+    assert at.toggle(key="shp.tie_embeddings").value is False and len(at.warning) == 1
+    assert "maybe" in at.warning[0].value
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_flops_split_shows_2n_6n_attention_and_head(lang):
+    at = gpt2_page(lang)
+    text = texts(at)
+    # N = 85,056,000: 2N = 170 M and 6N = 510 M per token; 2N × 1024 tokens, attention 4·12·1024²·768, head 2·768·V·1024
+    for figure in ("85.1 M", "170 M", "510 M", "174 G", "38.7 G", "79 G", "1,024"):
+        assert figure in text, figure
+    assert "attention's T² work" not in EN["shp.metric.flops_help"]  # the old, wrong explanation
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_training_memory_for_the_model_on_screen_and_the_articles_70b(lang):
+    cat = catalogue(lang)
+    at = gpt2_page(lang)
+    mine = table(at, cat["shp.train.col.fp32"].format(b=16))
+    assert list(mine.iloc[-1, 1:]) == ["1.9 GiB", "1.9 GiB"]  # 16 B × 124,439,808 = 1,991,036,928 B
+    assert list(mine.iloc[:, 2])[:3] == ["237.4 MiB", "237.4 MiB", "474.7 MiB"]  # 2 B, 2 B, 4 B per parameter
+    article = table(at, cat["shp.train.col.article"])
+    assert list(article[cat["shp.train.col.computed"]]) == ["140 GB", "140 GB", "280 GB", "560 GB", "1,120 GB"]
+    assert article[cat["shp.train.col.article"]].iloc[-1] == cat["shp.train.over"].format(v="420 GB")
+    note = cat["shp.train.article_note"].split("{")[0]
+    assert any(c.value.startswith(note) and "1,120 GB" in c.value and "420 GB" in c.value for c in at.caption)
+
+
+def test_every_literal_key_of_the_lab_exists_in_both_languages():
+    import ast
+    from pathlib import Path
+
+    keys = {node.args[0].value for path in (Path(__file__).parent.parent / "labs" / "shapes").glob("*.py")
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "t" and node.args
+            and isinstance(node.args[0], ast.Constant)}
+    assert "shp.train.article_note" in keys  # labs/shapes/training.py is read too
+    for lang in ("zh", "en"):
+        assert not keys - set(catalogue(lang)), lang

@@ -1,13 +1,14 @@
 """Tensor shape chain lab: pick the sizes, trace the real transformer, read every tensor's shape and cost."""
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import streamlit as st
 
 from sim.plots.shapes import flow_figure, human_bytes, human_count, kv_figure, shape_text, short_name, step_table
-from sim.shapes import (PRESETS, ModelTrace, ShapeConfig, ShapeError, check_kv_heads, follow, kv_cache_bytes,
-                        kv_cache_options, memory_needed, rule_of_thumb_flops, shape_chain, trace_model)
+from sim.shapes import (PRESETS, ModelTrace, ShapeConfig, ShapeError, check_kv_heads, flops_split, follow,
+                        kv_cache_bytes, kv_cache_options, memory_needed, param_counts, shape_chain, trace_model)
 from ui.i18n import t
 from labs.shapes.schema import PAGE, SCHEMA
+from labs.shapes.training import training_memory_view
 from ui.sidebar import cached_device
 from ui.urlstate import PageState, set_values
 
@@ -46,16 +47,16 @@ def controls(state: PageState) -> None:
         for col, name in zip(st.columns(len(row)), row):
             extra = {"on_change": keep_plain_mha, "args": (state,)} if name == "n_head" else {}
             state.widget(name, container=col, help=t(f"shp.{name}.help"), **extra)
+    state.widget("tie_embeddings", help=t("shp.tie_embeddings.help"))
 
 
 def summary(trace: ModelTrace, c: ShapeConfig) -> None:
     total = trace.totals
     cols = st.columns(4)
-    rule = rule_of_thumb_flops(total["params"], c.batch * c.seq_len)
     cols[0].metric(t("shp.metric.params"), human_count(total["params"]),
                    help=t("shp.metric.params_help", n=f"{total['params']:,}", layers=c.n_layer))
     cols[1].metric(t("shp.metric.flops"), human_count(total["flops"]),
-                   help=t("shp.metric.flops_help", rule=human_count(rule)))
+                   help=t("shp.metric.flops_help"))
     cols[2].metric(t("shp.metric.activations"), human_bytes(total["new_bytes"]), help=t("shp.metric.activations_help"))
     cols[3].metric(t("shp.metric.weights"), human_bytes(total["params"] * c.dtype_bytes),
                    help=t("shp.metric.weights_help", dtype=c.dtype, b=c.dtype_bytes))
@@ -63,6 +64,16 @@ def summary(trace: ModelTrace, c: ShapeConfig) -> None:
     need = memory_needed(trace, c.dtype_bytes)
     if have and need > have:
         st.warning(t("shp.too_large", need=human_bytes(need), have=human_bytes(have)), icon=":material/memory:")
+    counts, other = param_counts(c), param_counts(replace(c, tie_embeddings=not c.tie_embeddings))
+    st.caption(t(f"shp.tied.{'on' if c.tie_embeddings else 'off'}", vc=f"{counts['tok_emb']:,}",
+                 n=f"{total['params']:,}", other=f"{other['total']:,}"))
+    split = flops_split(c, total["flops"])
+    st.markdown(t("shp.flops.split", n=human_count(split.n), fwd=human_count(split.forward_per_token),
+                  train=human_count(split.training_per_token), tokens=f"{split.tokens:,}",
+                  weights=human_count(split.weights), attention=human_count(split.attention),
+                  head=human_count(split.head), other=human_count(split.other), traced=human_count(split.traced),
+                  step=human_count(split.training_pass), all=human_count(split.params),
+                  rule=human_count(split.all_params_rule)))
 
 
 def q_chain(trace: ModelTrace, c: ShapeConfig) -> list[int]:
@@ -138,6 +149,7 @@ def main() -> None:
             path = q_chain(trace, c)
             trace_views(trace, c, path)
             kv_cache(state, c)
+            training_memory_view(trace.totals["params"])
 
 
 main()

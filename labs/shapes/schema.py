@@ -15,4 +15,5 @@ SCHEMA = [
     Param("vocab_size", "int", D.vocab_size, lo=1, hi=262_144, step=1),
     Param("n_layer", "int", D.n_layer, lo=1, hi=128, step=1),
     Param("dtype", "choice", D.dtype, choices=tuple(DTYPES)),
+    Param("tie_embeddings", "bool", D.tie_embeddings),  # the head shares the token embedding (GPT-2: yes)
 ]

@@ -49,6 +49,11 @@ def human_bytes(n: int) -> str:
     raise AssertionError  # the loop returns at PiB
 
 
+def gigabytes(n: int) -> str:
+    """Bytes in decimal gigabytes (10⁹ B), as the article writes them: 140 GB, 1,120 GB."""
+    return f"{n / 1e9:,.0f} GB"
+
+
 def human_count(n: int | None) -> str:
     """1234 -> 1.23 k, 1.5e9 -> 1.50 G; None -> '?'."""
     if n is None:
