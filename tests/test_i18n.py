@@ -30,13 +30,22 @@ def test_no_empty_text_and_same_placeholders():
         assert set(re.findall(r"{(\w+)}", en)) == set(re.findall(r"{(\w+)}", zh)), key
 
 
+SOURCES = [ROOT / "app.py", *(ROOT / "labs").rglob("*.py"), *(ROOT / "ui").rglob("*.py")]
+
+
 def literal_keys():
     """Every t("literal") call in the app's code."""
-    for path in [ROOT / "app.py", *(ROOT / "labs").glob("*.py"), *(ROOT / "ui").rglob("*.py")]:
+    for path in SOURCES:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "t" and node.args
                     and isinstance(node.args[0], ast.Constant)):
                 yield node.args[0].value
+
+
+def test_every_page_is_read_for_its_keys():
+    from labs import LABS
+
+    assert {ROOT / lab.file for lab in LABS} <= set(SOURCES)
 
 
 def test_literal_keys_exist():
