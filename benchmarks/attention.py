@@ -12,9 +12,10 @@ def attention(args: argparse.Namespace) -> None:
     import plotly.io as pio
 
     from sim.attention import (SHARPNESS_HEAD_DIMS, head_choices, head_indices, head_stats, lab_pipeline,
-                               notes_bars, notes_softmax_table, notes_weighted_sum_text, sharpness_by_head_dim,
-                               stable_softmax_table)
-    from sim.plots.attention import bars_figure, live_frame, pipeline_figures, sharpness_figure
+                               notes_bars, notes_softmax_table, notes_weighted_sum_text, permutation_check,
+                               permutation_stats, sharpness_by_head_dim, stable_softmax_table)
+    from sim.plots.attention import (bars_figure, live_frame, permutation_figures, pipeline_figures,
+                                     sharpness_figure)
     from sim.tasks import lab_task, split_tokens
     from sim.text import html
     from sim.transformer import generation_report, lab_trainer, notes_ffn_text
@@ -30,6 +31,10 @@ def attention(args: argparse.Namespace) -> None:
         figs = pipeline_figures(p.arrays(), [html(tok, 20) for tok in tokens], heads, labels, numbers=True)
         head_stats(p, heads)
         figs["sharpness"] = sharpness_figure(SHARPNESS_HEAD_DIMS, curves, labels, current=p.d_head)
+        c = permutation_check(tokens, d_model, n_heads, 0, "reverse")  # the permutation check below the pipeline
+        permutation_stats(c)
+        figs["perm_before"], figs["perm_after"] = permutation_figures(c.output.numpy(), c.permuted_output.numpy(),
+                                                                      tokens, c.permuted_tokens, labels)
         for fig in figs.values():
             pio.to_json(fig)
 

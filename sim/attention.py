@@ -93,13 +93,15 @@ def positional_encoding(T: int, d: int) -> torch.Tensor:
     return pe
 
 
-def embed_tokens(tokens: list[str], d_model: int, seed: int) -> torch.Tensor:
-    """(T, d_model): a random vector per distinct token (the same token always gets the same row) plus its position."""
+def embed_tokens(tokens: list[str], d_model: int, seed: int, positions: bool = True) -> torch.Tensor:
+    """(T, d_model): a random vector per distinct token (the same token always gets the same row), plus its
+    sinusoidal position vector unless `positions` is False."""
     rows = []
     for tok in tokens:  # seeded by the token's text, so "狗" has one vector wherever it appears
         g = torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(tok.encode("utf-8")))
         rows.append(torch.randn(d_model, generator=g))
-    return torch.stack(rows) + positional_encoding(len(tokens), d_model)
+    x = torch.stack(rows)
+    return x + positional_encoding(len(tokens), d_model) if positions else x
 
 
 def random_attention(d_model: int, n_heads: int, seed: int) -> MultiHeadAttention:
@@ -186,6 +188,77 @@ def lab_pipeline(tokens: list[str], d_model: int, n_heads: int, seed: int, mask:
     mask is a make_mask kind."""
     return run_pipeline(random_attention(d_model, n_heads, seed), embed_tokens(tokens, d_model, seed),
                         make_mask(mask, len(tokens), window), scale_by_sqrt_d=scale_by_sqrt_d, temperature=temperature)
+
+
+# ---------- permutation: attention is equivariant, not invariant ----------
+PERMUTATIONS = ("reverse", "rotate", "shuffle")
+EQUIVARIANCE_TOL = 1e-4  # float32 rounding of a pass over unit-size numbers stays far below this
+
+
+def permutation(kind: str, T: int, seed: int = 0) -> list[int]:
+    """perm[i] = the original position of the token that the permuted sequence puts at position i.
+
+    "reverse": last first; "rotate": the first token moved to the end; "shuffle": a random order drawn from `seed`.
+    """
+    if kind == "reverse":
+        return list(range(T))[::-1]
+    if kind == "rotate":
+        return [(i + 1) % T for i in range(T)]
+    if kind == "shuffle":
+        return torch.randperm(T, generator=torch.Generator().manual_seed(seed)).tolist()
+    raise ValueError("invalid:perm")
+
+
+@dataclass(frozen=True)
+class PermutationCheck:
+    """The lab's pipeline (no mask) on the tokens and on the permuted tokens, with and without position encoding."""
+
+    tokens: list[str]  # the input tokens
+    perm: list[int]  # permutation(...)
+    permuted_tokens: list[str]  # tokens[perm[i]] at position i
+    output: torch.Tensor  # (T, C) f(X), no position encoding
+    permuted_output: torch.Tensor  # (T, C) f(P X)
+    equivariance_gap: float  # max |f(P X) − P f(X)|: ~0, the rows move with their tokens
+    invariance_gap: float  # max |f(P X) − f(X)|: what would be ~0 if attention were invariant
+    positions_gap: float  # max |g(P X) − P g(X)| with g adding the position encoding first: no longer ~0
+
+    @property
+    def same_sequence(self) -> bool:
+        """The permutation leaves the token sequence as it was (e.g. one token, or a palindrome reversed)."""
+        return self.permuted_tokens == self.tokens
+
+    @property
+    def equivariant(self) -> bool:
+        return self.equivariance_gap <= EQUIVARIANCE_TOL
+
+
+def permutation_check(tokens: list[str], d_model: int, n_heads: int, seed: int, kind: str,
+                      scale_by_sqrt_d: bool = True, temperature: float = 1.0) -> PermutationCheck:
+    """Run the lab's untrained layer (random_attention, no mask) on the tokens and on their permutation `kind`
+    (permutation, shuffled by `seed`), once without and once with the position encoding, and measure the gaps."""
+    if not tokens:
+        raise ValueError("invalid:no_tokens")
+    perm = permutation(kind, len(tokens), seed)
+    permuted = [tokens[j] for j in perm]
+    mha = random_attention(d_model, n_heads, seed)
+
+    def out(toks: list[str], positions: bool) -> torch.Tensor:
+        return run_pipeline(mha, embed_tokens(toks, d_model, seed, positions), None, scale_by_sqrt_d,
+                            temperature).output
+
+    index = torch.tensor(perm)
+    plain, plain_p = out(tokens, False), out(permuted, False)
+    pos, pos_p = out(tokens, True), out(permuted, True)
+    gap = lambda a, b: (a - b).abs().max().item()  # noqa: E731
+    return PermutationCheck(tokens=list(tokens), perm=perm, permuted_tokens=permuted, output=plain,
+                            permuted_output=plain_p, equivariance_gap=gap(plain_p, plain[index]),
+                            invariance_gap=gap(plain_p, plain), positions_gap=gap(pos_p, pos[index]))
+
+
+def permutation_stats(c: PermutationCheck) -> dict[str, str]:
+    """The lab's figures of a PermutationCheck, written out: the three gaps in scientific notation (2 digits)."""
+    return {"equivariance": f"{c.equivariance_gap:.1e}", "invariance": f"{c.invariance_gap:.1e}",
+            "positions": f"{c.positions_gap:.1e}"}
 
 
 def head_choices(n_heads: int) -> tuple[str, ...]:

@@ -43,6 +43,12 @@ def split_tokens(text: str) -> list[str]:
     return tokens
 
 
+def utf8_bytes(tokens: list[str]) -> int:
+    """How many UTF-8 bytes the tokens take (a Han character 3, an ASCII letter 1): where a byte-level BPE
+    tokenizer starts before it merges frequent pairs into sub-words."""
+    return sum(len(tok.encode("utf-8")) for tok in tokens)
+
+
 @dataclass(frozen=True)
 class Vocab:
     """A character vocabulary: token id i is chars[i]."""

@@ -1,4 +1,5 @@
-"""A tiny GPT (nanoGPT layout, pre-norm blocks) and its stepwise trainer for the attention lab."""
+"""A tiny GPT (nanoGPT layout: pre-LN blocks with residual connections, learned or sinusoidal position encoding)
+and its stepwise trainer for the attention lab."""
 from __future__ import annotations
 
 import math
@@ -9,13 +10,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sim.attention import MultiHeadAttention, fmt
+from sim.attention import MultiHeadAttention, fmt, positional_encoding
 from sim.history import bound, decimate
 from sim.models import Dropout, embedding, linear
 from sim.text import md
 
 IGNORE = -100  # targets that are not scored (cross_entropy's ignore_index)
 ACTIVATIONS = {"gelu": nn.GELU, "relu": nn.ReLU}
+POSITIONS = ("learned", "sinusoidal")  # a trained table of position vectors (GPT-2), or the fixed sin/cos one
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,7 @@ class TransformerConfig:
     d_ff: int  # width of the feed-forward hidden layer (usually 4 * d_model)
     causal: bool = True  # mask the future; False lets every position read the whole sequence
     dropout: float = 0.0  # on the embeddings and on each sub-layer's output
+    pos: str = "learned"  # position encoding, one of POSITIONS
 
 
 class FeedForward(nn.Module):
@@ -44,7 +47,8 @@ class FeedForward(nn.Module):
 
 
 class Block(nn.Module):
-    """Pre-norm transformer block: each sub-layer reads a normalised copy and adds its result back."""
+    """Pre-LN transformer block: each sub-layer (attention, then FFN) reads a LayerNorm'd copy of x, and a residual
+    connection adds its result back onto x."""
 
     def __init__(self, config: TransformerConfig, generator: torch.Generator | None = None):
         super().__init__()
@@ -61,17 +65,24 @@ class Block(nn.Module):
 
 
 class TinyTransformer(nn.Module):
-    """Token + position embeddings, n_layer blocks, final norm, and a head giving next-token logits.
+    """Token embeddings + position encoding, n_layer blocks, final norm, and a head giving next-token logits.
 
-    Every random number (initial weights, then dropout masks) comes from `generator`, drawn in the
-    order the modules are built; None draws from torch's global RNG.
+    The position encoding is a learned embedding table (config.pos "learned") or the original Transformer's fixed
+    sinusoidal table (sim.attention.positional_encoding; "sinusoidal", nothing to train). Every random number
+    (initial weights, then dropout masks) comes from `generator`, drawn in the order the modules are built; None
+    draws from torch's global RNG.
     """
 
     def __init__(self, config: TransformerConfig, generator: torch.Generator | None = None):
         super().__init__()
         self.config = config
         self.tok_emb = embedding(config.vocab_size, config.d_model, generator)
-        self.pos_emb = embedding(config.block_size, config.d_model, generator)
+        if config.pos not in POSITIONS:
+            raise ValueError("invalid:pos")
+        if config.pos == "learned":
+            self.pos_emb = embedding(config.block_size, config.d_model, generator)
+        else:  # a buffer: it moves with the model but is no parameter
+            self.register_buffer("pos_table", positional_encoding(config.block_size, config.d_model), persistent=False)
         self.drop = Dropout(config.dropout, generator)
         self.blocks = nn.ModuleList(Block(config, generator) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.d_model)
@@ -81,11 +92,16 @@ class TinyTransformer(nn.Module):
         B, T = idx.shape
         if T > self.config.block_size:
             raise ValueError("invalid:too_long")
-        pos = torch.arange(T, device=idx.device)
-        x = self.drop(self.tok_emb(idx) + self.pos_emb(pos))  # (B, T, C)
+        x = self.drop(self.tok_emb(idx) + self.positions(T))  # (B, T, C)
         for block in self.blocks:
             x = block(x)  # (B, T, C)
         return self.lm_head(self.ln_f(x))  # (B, T, vocab)
+
+    def positions(self, T: int) -> torch.Tensor:
+        """(T, C) the position vectors added to the first T tokens."""
+        if self.config.pos == "learned":
+            return self.pos_emb(torch.arange(T, device=self.tok_emb.weight.device))
+        return self.pos_table[:T]
 
     @torch.no_grad()
     def generate(self, idx: torch.Tensor, max_new_tokens: int, greedy: bool = True, temperature: float = 1.0,
@@ -176,6 +192,11 @@ class LMTrainer:
         tail = [h["loss"] for h in self.history[-k:]]
         return sum(tail) / len(tail) if tail else None
 
+    @torch.no_grad()
+    def position_table(self) -> np.ndarray:
+        """(block_size, d_model) the position vectors the model adds now: learned ones change as it trains."""
+        return self.model.positions(self.config.block_size).detach().cpu().numpy().copy()
+
     def view(self, probe: str) -> RunView:
         """What the lab's live view draws of this run, with the attention maps of the model reading `probe`."""
         return RunView(causal=self.config.causal, steps=self.steps, recent_loss=self.recent_loss(), curve=self.curve(),
@@ -196,10 +217,12 @@ class RunView:
     floor: float | None  # the task's loss floor (Task.loss_floor)
 
 
-def lab_trainer(task, layers: int, heads: int, width: int, lr: float, seed: int, causal: bool = True) -> LMTrainer:
-    """The lab's run: a TinyTransformer sized for `task` (feed-forward 4 × width), Adam on batches of 32."""
+def lab_trainer(task, layers: int, heads: int, width: int, lr: float, seed: int, causal: bool = True,
+                pos: str = "learned") -> LMTrainer:
+    """The lab's run: a TinyTransformer sized for `task` (feed-forward 4 × width, position encoding `pos`), Adam on
+    batches of 32."""
     config = TransformerConfig(vocab_size=len(task.vocab), block_size=task.block_size, n_layer=layers, n_head=heads,
-                               d_model=width, d_ff=4 * width, causal=causal)
+                               d_model=width, d_ff=4 * width, causal=causal, pos=pos)
     return LMTrainer(config, task, lr=lr, batch_size=32, seed=seed)
 
 

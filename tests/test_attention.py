@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from sim.attention import (
+    EQUIVARIANCE_TOL,
     NOTES_SCORES,
     NOTES_VALUES,
     MultiHeadAttention,
@@ -22,6 +23,10 @@ from sim.attention import (
     notes_bars,
     notes_softmax_table,
     notes_weighted_sum_text,
+    permutation,
+    permutation_check,
+    permutation_stats,
+    positional_encoding,
     random_attention,
     row_entropy,
     run_pipeline,
@@ -32,7 +37,13 @@ from sim.attention import (
     softmax_stable,
     stable_softmax_table,
 )
-from sim.plots.attention import ANNOTATE_MAX_TOKENS, PIPELINE_ROWS, pipeline_figures
+from sim.plots.attention import (
+    ANNOTATE_MAX_TOKENS,
+    PIPELINE_ROWS,
+    permutation_figures,
+    pipeline_figures,
+    position_figure,
+)
 
 
 def qkv(B=2, H=3, T=7, d=5, seed=0):
@@ -275,3 +286,93 @@ def test_pipeline_figures_from_numpy_arrays(T, numbers, written):
     expected = p.weights[1].numpy().astype(float)
     expected[~causal_mask(T).numpy()] = np.nan
     np.testing.assert_allclose(z[:, :T], expected, rtol=1e-6)
+
+
+# ---------- position encoding and permutation (the article's "invariant" corrected to "equivariant") ----------
+@pytest.mark.parametrize("T,d", [(1, 2), (7, 8), (32, 64), (5, 7)])
+def test_positional_encoding_is_the_closed_form(T, d):
+    pe = positional_encoding(T, d)
+    expected = np.zeros((T, d))
+    for pos in range(T):
+        for col in range(d):
+            i = col // 2  # columns 2i and 2i + 1 share the frequency 1 / 10000^(2i/d)
+            angle = pos / 10000 ** (2 * i / d)
+            expected[pos, col] = math.sin(angle) if col % 2 == 0 else math.cos(angle)
+    np.testing.assert_allclose(pe.numpy(), expected, atol=1e-5)  # float32 angles up to 31 rad
+
+
+def test_embeddings_without_positions_are_the_token_vectors_alone():
+    tokens = ["猫", "追", "狗", "猫"]
+    plain = embed_tokens(tokens, 8, 3, positions=False)
+    torch.testing.assert_close(embed_tokens(tokens, 8, 3), plain + positional_encoding(4, 8))
+    assert torch.equal(plain[0], plain[3])  # the same token, the same row, wherever it stands
+
+
+def test_permutations():
+    assert permutation("reverse", 4) == [3, 2, 1, 0]
+    assert permutation("rotate", 4) == [1, 2, 3, 0]  # the first token moves to the end
+    shuffled = permutation("shuffle", 6, seed=3)
+    assert sorted(shuffled) == list(range(6)) and shuffled == permutation("shuffle", 6, seed=3)
+    assert permutation("reverse", 1) == permutation("rotate", 1) == [0]
+    with pytest.raises(ValueError, match="invalid:perm"):
+        permutation("sort", 3)
+
+
+@pytest.mark.parametrize("kind", ["reverse", "rotate", "shuffle"])
+def test_attention_is_permutation_equivariant_not_invariant_as_torch_computes_it(kind):
+    tokens = ["the", "cat", "猫", "chases", "狗", "the"]
+    c = permutation_check(tokens, 12, 3, 5, kind)
+    # the reference: torch's own multi-head attention holding the same weights, on X and on P X (no positions)
+    ref = copied_into_torch_mha(random_attention(12, 3, 5), 12, 3)
+    x = embed_tokens(tokens, 12, 5, positions=False)
+    perm = torch.tensor(permutation(kind, 6, 5))
+    out = ref(x[None], x[None], x[None], need_weights=False)[0][0].detach()
+    xp = x[perm]
+    out_p = ref(xp[None], xp[None], xp[None], need_weights=False)[0][0].detach()
+    torch.testing.assert_close(c.output, out, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(c.permuted_output, out_p, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(out_p, out[perm], rtol=1e-5, atol=1e-5)  # equivariant: f(P X) = P f(X)
+    assert c.permuted_tokens == [tokens[j] for j in perm.tolist()] and not c.same_sequence
+    assert c.equivariant and c.equivariance_gap < EQUIVARIANCE_TOL
+    assert c.invariance_gap == pytest.approx((out_p - out).abs().max().item(), abs=1e-5)
+    assert c.invariance_gap > 0.05  # not invariant: f(P X) ≠ f(X) row by row
+    # with the position encoding added first the symmetry is gone
+    xpos = embed_tokens(tokens, 12, 5)
+    xpos_p = embed_tokens([tokens[j] for j in perm.tolist()], 12, 5)
+    g = ref(xpos[None], xpos[None], xpos[None], need_weights=False)[0][0].detach()
+    g_p = ref(xpos_p[None], xpos_p[None], xpos_p[None], need_weights=False)[0][0].detach()
+    assert c.positions_gap == pytest.approx((g_p - g[perm]).abs().max().item(), abs=1e-5)
+    assert c.positions_gap > 0.05
+    # an order-blind summary (the mean over the rows) is what is invariant
+    torch.testing.assert_close(c.permuted_output.mean(0), c.output.mean(0), rtol=1e-5, atol=1e-5)
+
+
+def test_a_permutation_that_changes_nothing_is_reported():
+    c = permutation_check(["a", "b", "a"], 8, 2, 0, "reverse")
+    assert c.same_sequence and c.invariance_gap < EQUIVARIANCE_TOL and c.positions_gap > 0.05
+    assert permutation_check(["猫"], 8, 2, 0, "rotate").same_sequence
+    with pytest.raises(ValueError, match="invalid:no_tokens"):
+        permutation_check([], 8, 2, 0, "reverse")
+
+
+def test_permutation_stats_are_the_gaps_written_out():
+    c = permutation_check(list("猫追狗"), 8, 2, 0, "reverse")
+    stats = permutation_stats(c)
+    assert stats == {"equivariance": f"{c.equivariance_gap:.1e}", "invariance": f"{c.invariance_gap:.1e}",
+                     "positions": f"{c.positions_gap:.1e}"}
+    assert float(stats["equivariance"]) < EQUIVARIANCE_TOL < float(stats["invariance"])
+
+
+def test_permutation_and_position_figures():
+    c = permutation_check(list("猫追狗"), 8, 2, 0, "reverse")
+    before, after = permutation_figures(c.output.numpy(), c.permuted_output.numpy(), list("猫追狗"),
+                                        c.permuted_tokens, {"before": "f(X) {shape}", "after": "f(PX) {shape}"})
+    assert before.layout.title.text == "f(X) (3, 8)" and after.layout.title.text == "f(PX) (3, 8)"
+    assert list(after.layout.yaxis.ticktext) == ["狗", "追", "猫"]
+    np.testing.assert_allclose(np.array(after.data[0].z, dtype=float), c.permuted_output.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(np.array(after.data[0].z, dtype=float)[::-1], np.array(before.data[0].z, dtype=float),
+                               atol=1e-5)  # the same rows, reversed
+    table = positional_encoding(16, 8).numpy()
+    fig = position_figure(table, "PE {shape}")
+    assert fig.layout.title.text == "PE (16, 8)"
+    np.testing.assert_allclose(np.array(fig.data[0].z, dtype=float), table, rtol=1e-6)

@@ -4,6 +4,8 @@ import random
 import pytest
 from apptools import fuzz_widget, open_lab, schema_choices, texts
 
+from sim.attention import permutation_check, permutation_stats
+from sim.tasks import split_tokens, utf8_bytes
 from ui.i18n import catalogue
 from labs.attention.schema import SCHEMA
 
@@ -135,6 +137,83 @@ def test_a_diverged_run_says_so_and_reset_recovers():
     assert all(b.disabled for b in at.button if b.key in ("att.train.play", "att.train.step"))
     click(at, "att.reset", "train")
     assert not at.session_state["att.train.player"].model[0].diverged and not at.error
+
+
+# ---------- course fidelity: tokens, the model's parts and position encoding, permutation equivariance ----------
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_tokens_are_said_to_be_words_and_characters_not_a_real_tokenizers(lang):
+    at = att_page(lang)
+    cat = catalogue(lang)
+    assert cat["att.token_note"].format(n=3, bytes=9) in texts(at)  # 猫追狗: 3 tokens, 9 UTF-8 bytes
+    for word in ("BPE", "UTF-8"):
+        assert word in cat["att.token_note"]
+    assert "子词" in catalogue("zh")["att.token_note"] and "sub-word" in EN["att.token_note"]
+
+
+def test_the_token_note_counts_the_users_tokens():
+    at = att_page()
+    at.text_input(key="att.text").set_value("The animal didn't cross").run()
+    tokens = split_tokens("The animal didn't cross")
+    assert EN["att.token_note"].format(n=4, bytes=utf8_bytes(tokens)) in texts(at)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_model_names_its_residual_connections_pre_ln_and_position_encoding(lang):
+    at = att_page(lang, section="train")
+    cat = catalogue(lang)
+    assert cat["att.model_desc"].format(pos=cat["att.pos_name.learned"]) in texts(at)
+    terms = ("位置编码", "残差连接", "层归一化", "Pre-LN") if lang == "zh" else (
+        "position encoding", "residual connection", "layer normalisation", "pre-LN")
+    assert all(term in cat["att.model_desc"] for term in terms)
+    assert at.segmented_control(key="att.pos").value == "learned"
+    assert at.session_state["att.train.player"].model[0].config.pos == "learned"
+    assert cat["att.pos_table_help.learned"] in texts(at)
+
+
+def test_sinusoidal_positions_from_the_url_and_the_widget():
+    at = att_page(section="train", pos="sinusoidal")
+    (trainer,) = at.session_state["att.train.player"].model
+    assert trainer.config.pos == "sinusoidal" and at.query_params["pos"] == "sinusoidal"
+    assert EN["att.model_desc"].format(pos=EN["att.pos_name.sinusoidal"]) in texts(at)
+    assert EN["att.pos_table_help.sinusoidal"] in texts(at)
+    title = EN["att.pos_table_title"].format(shape="(10, 32)")  # copy, 5 letters: 10 positions; width 32
+    assert any(title in c.proto.spec for c in at.get("plotly_chart"))
+    at.segmented_control(key="att.pos").set_value("learned").run()
+    assert at.session_state["att.train.player"].model[0].config.pos == "learned"
+    assert at.query_params["pos"] == "learned"
+    at.segmented_control(key="att.section").set_value("compare").run()
+    assert all(tr.config.pos == "learned" for tr in at.session_state["att.compare.player"].model)
+
+
+def test_a_bad_position_encoding_in_the_url_gets_a_notice():
+    at = att_page(section="train", pos="rope")
+    assert at.segmented_control(key="att.pos").value == "learned" and len(at.warning) == 1
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_articles_invariance_claim_next_to_the_correction(lang):
+    at = att_page(lang)
+    cat = catalogue(lang)
+    assert cat["att.perm_course"] in [i.value for i in at.info]
+    assert cat["att.perm_fix"] in [s.value for s in at.success]
+    assert ("置换不变" in cat["att.perm_course"] and "置换等变" in cat["att.perm_fix"]) if lang == "zh" else (
+        "invariant" in cat["att.perm_course"] and "equivariant" in cat["att.perm_fix"])
+    assert cat["att.perm_verdict_ok"] in texts(at)
+
+
+def test_the_permutation_check_runs_on_the_users_tokens():
+    at = att_page(d_model="12", heads="3", seed="4", perm="shuffle")
+    at.text_input(key="att.text").set_value("the cat chases the dog").run()
+    assert at.segmented_control(key="att.perm").value == "shuffle" and at.query_params["perm"] == "shuffle"
+    c = permutation_check(split_tokens("the cat chases the dog"), 12, 3, 4, "shuffle")
+    stats = permutation_stats(c)
+    metrics = {m.label: m.value for m in at.metric}
+    for key in ("equivariance", "invariance", "positions"):
+        assert metrics[EN[f"att.perm_metric.{key}"]] == stats[key]
+    assert float(stats["equivariance"]) < 1e-4 < float(stats["invariance"])
+    at.segmented_control(key="att.perm").set_value("reverse").run()
+    at.text_input(key="att.text").set_value("a b a").run()  # reversed it is the same sequence
+    assert EN["att.perm_same"] in texts(at)
 
 
 STRINGS = ["", " ", "猫", "a b c", "🙂🙂", "x" * 400, "狗追猫 the cat", "abcde", "hhhhh", "\n\t"]

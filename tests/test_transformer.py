@@ -6,10 +6,12 @@ import pytest
 import torch
 
 from sim.plots.attention import live_frame, loss_text
-from sim.tasks import LETTERS, SEP, lab_task, make_task, split_tokens
+from sim.attention import positional_encoding
+from sim.tasks import LETTERS, SEP, lab_task, make_task, split_tokens, utf8_bytes
 from sim.text import md
 from sim.transformer import (
     IGNORE,
+    POSITIONS,
     Block,
     FeedForward,
     LMTrainer,
@@ -316,3 +318,57 @@ def test_generation_report_of_a_real_trainer():
     got = tr.complete("abcd|", 4)
     assert line == f"c {md('abcd|')} {md(got)} {md('abcd')} {'✅' if got == 'abcd' else '❌'} " \
                    f"{tr.generation_accuracy():.0%}"
+
+
+# ---------- position encoding of the tiny transformer: learned (default) or sinusoidal ----------
+def test_sinusoidal_model_adds_the_fixed_table_and_trains_no_position_weights():
+    torch.manual_seed(0)
+    model = TinyTransformer(config(pos="sinusoidal")).eval()
+    names = dict(model.named_parameters())
+    assert "pos_emb.weight" not in names and not hasattr(model, "pos_emb")
+    torch.testing.assert_close(model.pos_table, positional_encoding(12, 16))
+    learned = TinyTransformer(config())
+    assert sum(p.numel() for p in learned.parameters()) - sum(p.numel() for p in model.parameters()) == 12 * 16
+    # the forward by hand: token rows + the table's first T rows, the blocks, the final norm, the head
+    idx = torch.randint(9, (2, 7))
+    x = model.tok_emb(idx) + positional_encoding(7, 16)
+    for block in model.blocks:
+        x = block(x)
+    torch.testing.assert_close(model(idx), model.lm_head(model.ln_f(x)))
+
+
+def test_learned_positions_are_the_embedding_table():
+    torch.manual_seed(0)
+    model = TinyTransformer(config()).eval()
+    assert model.config.pos == "learned" and POSITIONS == ("learned", "sinusoidal")
+    torch.testing.assert_close(model.positions(5), model.pos_emb.weight[:5])
+
+
+def test_lab_trainer_takes_the_position_encoding_and_rejects_others():
+    task = lab_task("copy", 4, 8)
+    sin = lab_trainer(task, 1, 2, 16, 3e-3, 0, pos="sinusoidal")
+    assert sin.config.pos == "sinusoidal"
+    np.testing.assert_allclose(sin.position_table(), positional_encoding(task.block_size, 16).numpy())
+    learned = lab_trainer(task, 1, 2, 16, 3e-3, 0)
+    np.testing.assert_array_equal(learned.position_table(), learned.model.pos_emb.weight.detach().numpy())
+    before = learned.position_table()
+    learned.step(3)
+    assert not np.array_equal(before, learned.position_table())  # learned positions change as it trains
+    sin.step(3)
+    np.testing.assert_allclose(sin.position_table(), positional_encoding(task.block_size, 16).numpy())
+    with pytest.raises(ValueError, match="invalid:pos"):
+        lab_trainer(task, 1, 2, 16, 3e-3, 0, pos="rope")
+
+
+def test_a_sinusoidal_model_learns_copy():
+    task = make_task("copy", 4)
+    tr = LMTrainer(TransformerConfig(len(task.vocab), task.block_size, 1, 2, 32, 128, pos="sinusoidal"), task,
+                   lr=3e-3, batch_size=32, seed=0)
+    tr.step(300)
+    assert tr.recent_loss() < 0.1
+
+
+def test_utf8_bytes_by_hand():
+    assert utf8_bytes(split_tokens("猫追狗")) == 9  # three Han characters, 3 bytes each
+    assert utf8_bytes(split_tokens("The cat")) == 6  # 3 + 3 letters; the space is no token
+    assert utf8_bytes(split_tokens("猫 cat")) == 6 and utf8_bytes([]) == 0

@@ -15,10 +15,11 @@ from sim.attention import (
     stable_softmax_table,
 )
 from sim.plots.attention import PIPELINE_ROWS, bars_figure, pipeline_figures, sharpness_figure
-from sim.tasks import MAX_TOKENS, PRESETS, split_tokens
+from sim.tasks import MAX_TOKENS, PRESETS, split_tokens, utf8_bytes
 from sim.text import html
 from sim.transformer import notes_ffn_text
 from ui.i18n import t
+from labs.attention.permutation import permutation_section
 from labs.attention.schema import PAGE, SCHEMA
 from labs.attention.training import compare_section, train_section
 from labs.attention.widgets import remembered
@@ -46,6 +47,8 @@ def pipeline_section(state: PageState) -> None:
     state.widget("d_model", container=c2)
     state.widget("heads", container=c3)
     state.widget("seed", container=c4)
+    if tokens:  # the demo's tokens are words and characters; a real tokenizer's are sub-words
+        st.caption(t("att.token_note", n=len(tokens), bytes=utf8_bytes(tokens)))
     c1, c2, c3 = st.columns([4, 3, 3])
     mask_kind = state.widget("mask", container=c1)
     if mask_kind in ("window", "causal_window"):
@@ -84,6 +87,7 @@ def pipeline_section(state: PageState) -> None:
                                      {k: t(f"att.sharpness.{k}") for k in ("d_h", "max", "scaled", "unscaled")},
                                      current=p.d_head), key="att.fig.sharpness")
     st.caption(t("att.sharpness_help"))
+    permutation_section(state, tokens)
 
 
 @st.cache_data

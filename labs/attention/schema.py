@@ -1,5 +1,7 @@
 """URL/widget schema of the attention lab: the step-by-step pipeline and the tiny transformer."""
+from sim.attention import PERMUTATIONS
 from sim.tasks import CORPORA, PRESETS, TASKS
+from sim.transformer import POSITIONS
 from ui.schema import Param
 
 MAX_HEADS = 8
@@ -18,6 +20,7 @@ SCHEMA = [
     Param("temperature", "float", 1.0, lo=0.1, hi=5.0, step=0.1),
     Param("head", "choice", "all", choices=("all", *(str(h) for h in range(1, MAX_HEADS + 1))), widget="segmented"),
     Param("numbers", "bool", True),  # numbers in the cells (when they fit)
+    Param("perm", "choice", "reverse", choices=PERMUTATIONS, widget="segmented"),  # how the tokens are reordered
     Param("big", "int", 1000, lo=0, hi=1000, step=10),  # largest score of the stable-softmax example
     # the tiny transformer
     Param("task", "choice", "copy", choices=TASKS),
@@ -29,6 +32,7 @@ SCHEMA = [
     Param("width", "choice", 32, choices=(16, 32, 64)),
     Param("lr", "choice", 0.003, choices=(0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)),
     Param("causal", "bool", True),
+    Param("pos", "choice", "learned", choices=POSITIONS, widget="segmented"),  # the position encoding
     Param("speed", "choice", 2, choices=(1, 2, 5, 10, 20)),  # optimizer steps per animation frame
     Param("t_seed", "int", 0, lo=0, hi=999_999, step=1),
 ]

@@ -3,7 +3,7 @@ import time
 
 import streamlit as st
 
-from sim.plots.attention import live_frame
+from sim.plots.attention import live_frame, position_figure
 from sim.tasks import CORPORA, LETTERS, lab_task
 from sim.transformer import LMTrainer, generation_report, lab_trainer
 from ui import live_plots, live_run
@@ -34,6 +34,7 @@ def model_controls(state: PageState) -> str:
     state.widget("context" if task == "text" else "length", container=c[0])
     state.widget("speed", container=c[1])
     state.widget("t_seed", container=c[2])
+    state.widget("pos", container=c[3])
     if task != "text":
         return ""
     corpus = state.widget("corpus")
@@ -46,11 +47,11 @@ def current_player(kind: str, v: dict, text: str) -> Player | None:
     when the settings changed, the old ones on bad input."""
     runs = (v["causal"],) if kind == "train" else (True, False)
     want = (kind, text, runs, *(v[n] for n in ("task", "length", "context", "layers", "t_heads", "width", "lr",
-                                               "t_seed")))
+                                               "t_seed", "pos")))
 
     def build() -> Player:
         task = lab_task(v["task"], v["length"], v["context"], text, score_prompt=kind == "compare")
-        trainers = [lab_trainer(task, v["layers"], v["t_heads"], v["width"], v["lr"], v["t_seed"], causal)
+        trainers = [lab_trainer(task, v["layers"], v["t_heads"], v["width"], v["lr"], v["t_seed"], causal, v["pos"])
                     for causal in runs]
 
         def step(n: int) -> None:
@@ -110,25 +111,37 @@ def live_panel(kind: str, player: Player, probe: str, prompt: str) -> None:
     live_run.live_view("att", f"att.{kind}", player, show, diverged, messages=messages, n=player.speed)
 
 
-def trained_panel(kind: str, state: PageState, text: str) -> bool:
-    """The live panel of the run(s) of `kind` for these settings; False when they could not be built."""
+def trained_panel(kind: str, state: PageState, text: str) -> Player | None:
+    """The live panel of the run(s) of `kind` for these settings; their player, None when they could not be built."""
     player = current_player(kind, state.values, text)
     if player is not None:
         live_panel(kind, player, *probe_text(player.model[0].task))
-    return player is not None
+    return player
+
+
+def position_panel(player: Player) -> None:
+    """The position vectors the (first) model adds to its tokens: the fixed sinusoidal table or the learned one."""
+    trainer: LMTrainer = player.model[0]
+    with st.expander(t(f"att.pos_table.{trainer.config.pos}")):
+        with player.lock:
+            table = trainer.position_table()
+        st.plotly_chart(position_figure(table, t("att.pos_table_title")), key="att.fig.pos_table")
+        st.caption(t(f"att.pos_table_help.{trainer.config.pos}"))
 
 
 def train_section(state: PageState) -> None:
     st.markdown(t("att.train_intro"))
+    st.markdown(t("att.model_desc", pos=t(f"att.pos_name.{state.values['pos']}")))
     text = model_controls(state)
     state.widget("causal")
-    if trained_panel("train", state, text):
+    if player := trained_panel("train", state, text):
         st.caption(t("att.train_help"))
+        position_panel(player)
 
 
 def compare_section(state: PageState) -> None:
     st.markdown(t("att.compare_intro"))
     with st.expander(t("att.compare_settings")):
         text = model_controls(state)
-    if trained_panel("compare", state, text):
+    if trained_panel("compare", state, text) is not None:
         st.markdown(t("att.compare_explain"))

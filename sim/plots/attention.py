@@ -175,6 +175,26 @@ def pipeline_figures(stages: dict[str, np.ndarray | None], tokens: Sequence[str]
     return figs
 
 
+def _labels(n: int) -> list[str]:
+    return [str(i) for i in range(n)]
+
+
+def position_figure(table: np.ndarray, title: str) -> go.Figure:
+    """A position-encoding table (positions × features) as a heatmap, one row per position; title has {shape}."""
+    return stage_figure(title.format(shape=_shape(*table.shape)), [table], row_labels=_labels(table.shape[0]),
+                        col_labels=_labels(table.shape[1]))
+
+
+def permutation_figures(output: np.ndarray, permuted_output: np.ndarray, tokens: Sequence[str],
+                        permuted_tokens: Sequence[str], labels: dict) -> tuple[go.Figure, go.Figure]:
+    """The attention output of the tokens and of the permuted tokens, rows labelled by their tokens, on one colour
+    scale. labels: "before" and "after", title templates with {shape}."""
+    shape = _shape(*output.shape)
+    figs = tuple(stage_figure(labels[key].format(shape=shape), [m], row_labels=rows, col_labels=_labels(m.shape[1]))
+                 for key, m, rows in (("before", output, tokens), ("after", permuted_output, permuted_tokens)))
+    return figs
+
+
 # ---------- the tiny transformer's live frames ----------
 def loss_text(loss: float | None) -> str:
     """A loss to 4 decimals; "—" when there is none yet."""
