@@ -58,6 +58,12 @@ class FitConfig:
                 raise ValueError(f"invalid:{name}")
 
 
+def l2_penalty(weights: list[torch.Tensor], lam: float) -> torch.Tensor:
+    """λ·Σw² over every entry of `weights` (pass weights only, never biases): the L2 term of the notes and the
+    article, with no ½ in front, so its gradient is 2λw for each weight."""
+    return lam * sum((w * w).sum() for w in weights)
+
+
 def _finite(record: dict) -> bool:
     return all(math.isfinite(v) for v in record.values())
 
@@ -115,12 +121,15 @@ class FitTrainer:
         """Stopped early, diverged, or at max_epochs: step() does nothing any more."""
         return self.stopped or self.diverged or self.epoch >= self.config.max_epochs
 
-    def _epoch(self) -> None:
+    def objective(self) -> torch.Tensor:
+        """What an epoch's step descends: the data loss on the training points (mean squared error, or the mean
+        cross-entropy), with dropout as in training, plus l2_penalty(weights, λ). (L1 acts by its own step.)"""
         x, t = self._x_all[:self.n_train], self._t_all[:self.n_train]
         loss = self._loss(self.model(x), t)
-        if self.config.l2:
-            loss = loss + self.config.l2 * sum((w * w).sum() for w in self._weights)
-        grads = torch.autograd.grad(loss, self._params)
+        return loss + l2_penalty(self._weights, self.config.l2) if self.config.l2 else loss
+
+    def _epoch(self) -> None:
+        grads = torch.autograd.grad(self.objective(), self._params)
         with torch.no_grad():
             adam(self._params, list(grads), self._m, self._v, [], self._steps, fused=True, amsgrad=False, beta1=BETA1,
                  beta2=BETA2, lr=self.config.lr, weight_decay=0.0, eps=EPS, maximize=False)

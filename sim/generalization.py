@@ -1,7 +1,9 @@
 """Generalisation: train / validation / test splits, K-fold cross-validation, the degree sweep, label noise.
 
-The curve data is the regression lab's "sine" set (one period of a sine on [-3, 3] plus noise), so a
-polynomial of middle degree fits it, a line under-fits it and a high degree chases its noise.
+The curve data is one period of a sine on [-3, 3], shifted off centre by PHASE, plus Gaussian noise, so
+a polynomial of middle degree fits it, a line under-fits it and a high degree chases its noise. (The
+regression lab's sine is centred, an odd function: there every even power adds a parameter and no
+fit, so degree 2 is worse than degree 1 on average, and the capacity sweep climbs in steps of two.)
 Polynomials are fitted by sim.regression's least squares on features standardised on the training
 x only (the powers of raw x up to x^20 would be too ill-conditioned to solve).
 """
@@ -14,14 +16,15 @@ import numpy as np
 
 from sim.data import DOMAIN, make_classification, split
 from sim.regression import feature_map, least_squares
-from sim.regression_data import make_dataset, truth
 
-CURVE = "sine"  # the data set of sim.regression_data used by the split, CV and capacity views
-X_RANGE = (-3.0, 3.0)  # where its x lie
+X_RANGE = (-3.0, 3.0)  # where the curve data's x lie
+AMPLITUDE, PHASE = 2.0, 0.7  # the true curve 2·sin(πx/3 + 0.7): odd and even powers both help it
 MAX_DEGREE = 20  # the sweep stops here, or at n_train - 1 (a polynomial through every training point)
 N_NEW = 1000  # points of truly new data: a large fresh sample that stands in for "the world"
 GRID = np.linspace(*X_RANGE, 121)  # where curves are evaluated to be drawn: smooth, and light to send per frame
 TEST_SHARES = (0.1, 0.2)  # the notes' range for the test share (what train and validation leave)
+SWEEP_DRAWS = 30  # data sets the capacity sweep averages: this one and 29 more drawn the same way
+SWEEP_FLOOR = 1e-30  # errors are averaged on a log scale; an interpolating fit's ~0 counts as this
 NOISE_POINTS, NOISE_GRID = 300, 25  # label-noise run: points (half train, half validation), boundary cells a side
 # sim.data's noise only jitters the moons; for circle and xor it would flip labels, which is flip_labels' own job
 SPREAD = {"moons": 0.15}
@@ -83,13 +86,27 @@ class CurveData:
         return self.x[self.train], self.y[self.train], self.x[self.val], self.y[self.val]
 
 
+def noisy_curve(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """n points: x uniform on X_RANGE, y the true curve plus Gaussian noise of std `noise`."""
+    if n < 1 or not noise >= 0:
+        raise ValueError("invalid:n" if n < 1 else "invalid:noise")
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(*X_RANGE, n)
+    return x, true_curve(x) + rng.normal(0.0, noise, n)
+
+
+def derived_seed(seed: int, *key: int) -> int:
+    """A seed of an independent stream of `seed`, named by key."""
+    return int(np.random.SeedSequence(seed, spawn_key=key).generate_state(1)[0])
+
+
 def curve_data(n: int, noise: float, train: float, val: float, seed: int) -> CurveData:
-    """n noisy points of the sine set split into train / validation / test, and N_NEW new ones."""
-    pool = make_dataset(CURVE, n, noise, seed)
+    """n noisy points of the curve split into train / validation / test, and N_NEW new ones."""
+    x, y = noisy_curve(n, noise, seed)
     # new data: the same source with another seed stream, so it never repeats a pool point
-    new = make_dataset(CURVE, N_NEW, noise, int(np.random.SeedSequence(seed, spawn_key=(5,)).generate_state(1)[0]))
+    x_new, y_new = noisy_curve(N_NEW, noise, derived_seed(seed, 5))
     tr, va, te = three_way_split(n, train, val, seed)
-    return CurveData(pool.x[:, 0], pool.y, tr, va, te, new.x[:, 0], new.y)
+    return CurveData(x, y, tr, va, te, x_new, y_new)
 
 
 def odd_test_share(train: float, val: float) -> float | None:
@@ -100,8 +117,8 @@ def odd_test_share(train: float, val: float) -> float | None:
 
 
 def true_curve(x: np.ndarray) -> np.ndarray:
-    """The noise-free function the data were drawn around."""
-    return truth(CURVE, x)
+    """The noise-free function the data were drawn around: AMPLITUDE·sin(πx/3 + PHASE)."""
+    return AMPLITUDE * np.sin(np.pi * np.asarray(x, dtype=float) / 3.0 + PHASE)
 
 
 def poly_fit(x: np.ndarray, y: np.ndarray, degree: int) -> Callable[[np.ndarray], np.ndarray]:
@@ -143,6 +160,10 @@ class Sweep:
     new: np.ndarray  # MSE on the N_NEW new points: what the validation error tries to estimate
     best: int  # the degree with the lowest validation error (the one a validation set would pick)
     interpolating: int | None  # n_train - 1, the degree that passes through every training point, if swept
+    draws: int = 1  # data sets averaged (geometric mean per degree); 1: this data set alone
+    val_low: np.ndarray | None = None  # the draws' validation error per degree: lower quartile (draws > 1)
+    val_high: np.ndarray | None = None  # upper quartile: half of the draws lie between the two
+    this_val: np.ndarray | None = None  # the validation error of the shown data set alone (draws > 1)
 
 
 def degree_sweep(data: CurveData, max_degree: int = MAX_DEGREE) -> Sweep:
@@ -159,6 +180,38 @@ def degree_sweep(data: CurveData, max_degree: int = MAX_DEGREE) -> Sweep:
     train, val, new = np.array(rows).T
     degrees = np.arange(1, top + 1)
     return Sweep(degrees, train, val, new, int(degrees[np.argmin(val)]), top if top == n_train - 1 else None)
+
+
+def sweep_draw_seeds(seed: int, draws: int = SWEEP_DRAWS) -> list[int]:
+    """The seeds of the sweep's data sets: `seed` itself (the data set shown), then draws - 1 independent ones."""
+    return [seed] + [derived_seed(seed, 7, r) for r in range(1, draws)]
+
+
+def capacity_sweep(n: int, noise: float, train: float, val: float, seed: int, draws: int = SWEEP_DRAWS,
+                   max_degree: int = MAX_DEGREE) -> Sweep:
+    """degree_sweep of `draws` data sets drawn like curve_data(n, noise, train, val, seed), the first one that.
+
+    One small validation part is noisy: with 8 points, its error can rank degree 2 below degree 1 or put a
+    false dip at degree 12. Per degree, the errors of the draws are averaged on the log scale the sweep is
+    drawn on (the geometric mean: the mean of log MSE), so the few draws whose high-degree fit explodes do
+    not swamp the rest. Training error stays non-increasing (each draw's is, and so is a mean of logs).
+    best is the degree of the lowest averaged validation error; the test parts are never looked at.
+    """
+    if draws < 1:
+        raise ValueError("invalid:draws")
+    sweeps = [degree_sweep(curve_data(n, noise, train, val, s), max_degree) for s in sweep_draw_seeds(seed, draws)]
+    if draws == 1:
+        return sweeps[0]
+
+    def typical(values: np.ndarray) -> np.ndarray:
+        return np.exp(np.log(np.maximum(values, SWEEP_FLOOR)).mean(axis=0))
+
+    train_all, val_all, new_all = (np.array([getattr(s, part) for s in sweeps]) for part in ("train", "val", "new"))
+    val_mean = typical(val_all)
+    first = sweeps[0]
+    return Sweep(first.degrees, typical(train_all), val_mean, typical(new_all), int(first.degrees[np.argmin(val_mean)]),
+                 first.interpolating, draws, np.percentile(val_all, 25, axis=0), np.percentile(val_all, 75, axis=0),
+                 first.val)
 
 
 @dataclass(frozen=True, eq=False)

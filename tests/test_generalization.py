@@ -8,10 +8,10 @@ from sklearn.model_selection import KFold
 from sklearn.neighbors import KNeighborsClassifier
 
 from sim import leakage
-from sim.fit import FitConfig, FitTrainer
-from sim.generalization import (GRID, NOISE_CELLS, CurveData, cross_validate, curve_data, cv_summary, degree_sweep,
-                                fit_errors, flip_labels, kfold_indices, mse, noisy_points, odd_test_share,
-                                poly_fit, three_way_split)
+from sim.fit import FitConfig, FitTrainer, l2_penalty
+from sim.generalization import (GRID, NOISE_CELLS, CurveData, capacity_sweep, cross_validate, curve_data, cv_summary,
+                                degree_sweep, fit_errors, flip_labels, kfold_indices, mse, noisy_points,
+                                odd_test_share, poly_fit, sweep_draw_seeds, three_way_split, true_curve)
 from sim.plots import generalization as plots
 
 
@@ -78,6 +78,79 @@ def test_sweep_training_error_falls_and_degree_n_minus_1_interpolates():
     assert sweep.val[-1] > sweep.val.min() * 3  # chasing the noise costs on validation
 
 
+def test_capacity_sweep_at_the_page_defaults_is_the_notes_u_shape():
+    # the notes: training error keeps falling with capacity; validation error falls, then rises
+    from labs.generalization.schema import SCHEMA
+
+    d = {p.name: p.default for p in SCHEMA}
+    sweep = capacity_sweep(d["n"], d["noise"], d["train"], d["val"], d["seed"])
+    m = int(np.argmin(sweep.val))
+    assert sweep.best == sweep.degrees[m] and 1 < sweep.best < sweep.degrees[-1]  # an interior degree
+    assert np.all(np.diff(sweep.val[:m + 1]) < 0)  # falls to it (degree 2 beats degree 1)...
+    assert np.all(np.diff(sweep.val[m:]) > 0)  # ...and rises after it, all the way
+    assert sweep.val[-1] > 3 * sweep.val[m]
+    assert np.all(np.diff(sweep.train) <= 1e-9)  # training error never rises with the degree
+    assert sweep.draws > 1 and sweep.val_low is not None and np.all(sweep.val_low <= sweep.val_high)
+
+
+def test_capacity_sweep_is_the_log_mean_of_each_draws_polyfit_errors():
+    n, noise, train, val, seed, draws = 40, 0.5, 0.6, 0.2, 3, 6
+    sweep = capacity_sweep(n, noise, train, val, seed, draws=draws)
+    seeds = sweep_draw_seeds(seed, draws)
+    assert seeds[0] == seed and len(set(seeds)) == draws
+    errors = {"train": [], "val": []}
+    for s in seeds:
+        data = curve_data(n, noise, train, val, s)
+        x, y, xv, yv = data.train_val()
+        rows = [(np.mean((np.polyval(c, x) - y) ** 2), np.mean((np.polyval(c, xv) - yv) ** 2))
+                for c in (np.polyfit(x, y, deg) for deg in range(1, 7))]
+        errors["train"].append([r[0] for r in rows])
+        errors["val"].append([r[1] for r in rows])
+    for part, values in errors.items():
+        values = np.array(values)  # (draws, 6)
+        np.testing.assert_allclose(getattr(sweep, part)[:6], np.exp(np.log(values).mean(axis=0)), rtol=1e-6)
+    np.testing.assert_allclose(sweep.val_low[:6], np.percentile(errors["val"], 25, axis=0), rtol=1e-6)
+    np.testing.assert_allclose(sweep.val_high[:6], np.percentile(errors["val"], 75, axis=0), rtol=1e-6)
+    np.testing.assert_allclose(sweep.this_val[:6], errors["val"][0], rtol=1e-6)  # the data set shown
+    one = capacity_sweep(n, noise, train, val, seed, draws=1)  # one draw: the shown data set's own sweep
+    assert one.draws == 1 and np.array_equal(one.val, degree_sweep(curve_data(n, noise, train, val, seed)).val)
+
+
+def test_true_curve_is_a_shifted_sine_so_even_powers_help():
+    x = np.linspace(-3, 3, 7)
+    np.testing.assert_allclose(true_curve(x), 2 * np.sin(np.pi * x / 3 + 0.7))
+    assert np.abs(true_curve(x) + true_curve(-x)).max() > 1  # not odd: x² has something to fit
+
+
+def test_no_choice_and_no_score_but_the_tests_looks_at_the_test_part():
+    # the notes: tune on the validation set; the test set is used once, at the end
+    data = curve_data(40, 0.5, 0.6, 0.2, 4)
+    y = data.y.copy()
+    y[data.test] += 100.0  # wreck the test points: nothing chosen or shown elsewhere may move
+    wrecked = CurveData(data.x, y, data.train, data.val, data.test, data.x_new, data.y_new)
+    a, b = degree_sweep(data), degree_sweep(wrecked)
+    assert a.best == b.best and np.array_equal(a.val, b.val) and np.array_equal(a.train, b.train)
+    assert [f.score for f in cross_validate(data, 3, 5, 4)] == [f.score for f in cross_validate(wrecked, 3, 5, 4)]
+    assert fit_errors(data, 5).val == fit_errors(wrecked, 5).val
+    assert all(np.array_equal(u, v) for u, v in zip(data.train_val(), wrecked.train_val()))  # what a network sees
+
+
+def test_sweep_figure_shades_the_draws_spread_draws_this_data_set_and_caps_the_axis():
+    data = curve_data(40, 0.5, 0.6, 0.2, 0)
+    sweep = capacity_sweep(40, 0.5, 0.6, 0.2, 0, draws=8)
+    words = {k: k for k in ("train", "val", "test", "truth", "x", "y", "fit", "degree", "mse", "new", "best",
+                            "chosen", "under", "over", "interpolating", "band", "this_val")}
+    swept, _ = plots.capacity_figures(data, sweep, fit_errors(data, 3), 3, words, words)
+    traces = {tr.name: tr for tr in swept.data}
+    assert list(traces["val"].y) == pytest.approx(sweep.val)
+    assert list(traces["band"].y) == pytest.approx(np.concatenate([sweep.val_high, sweep.val_low[::-1]]))
+    assert list(traces["this_val"].y) == pytest.approx(sweep.this_val)
+    top = swept.layout.yaxis.range[1]
+    assert top == pytest.approx(np.log10(1e3 * sweep.val.min()) + 0.2) and top < np.log10(sweep.val.max())
+    single, _ = plots.capacity_figures(data, degree_sweep(data), fit_errors(data, 3), 3, words, words)
+    assert {tr.name for tr in single.data} == {"train", "val", "new"}  # one draw: no band
+
+
 def test_sweep_of_many_points_stops_at_max_degree():
     sweep = degree_sweep(curve_data(200, 0.3, 0.8, 0.1, 0), max_degree=12)
     assert sweep.degrees[-1] == 12 and sweep.interpolating is None
@@ -123,6 +196,31 @@ def test_first_update_is_torch_adam_on_the_l2_penalised_loss():
     run.step(1)
     for mine, theirs in zip(run._params, params):
         torch.testing.assert_close(mine.detach(), theirs.detach())
+
+
+def test_l2_penalty_is_lambda_times_the_sum_of_squares_by_hand():
+    w1 = torch.tensor([[1.0, -2.0], [0.5, 0.0]], requires_grad=True)
+    w2 = torch.tensor([[3.0]], requires_grad=True)
+    penalty = l2_penalty([w1, w2], 0.1)
+    assert penalty.item() == pytest.approx(0.1 * (1 + 4 + 0.25 + 0 + 9))  # no ½: 1.425
+    penalty.backward()
+    torch.testing.assert_close(w1.grad, torch.tensor([[0.2, -0.4], [0.1, 0.0]]))  # 2λw
+    torch.testing.assert_close(w2.grad, torch.tensor([[0.6]]))
+
+
+def test_training_objective_is_mse_plus_lambda_sum_w2_on_weights_only():
+    lam = 0.01
+    runs = [curve_run(FitConfig(hidden=(8, 8), l2=l2)) for l2 in (0.0, lam)]  # the same seed: the same weights
+    objective = [r.objective() for r in runs]
+    w = runs[1].weights().astype(np.float64)
+    assert objective[1].item() - objective[0].item() == pytest.approx(lam * np.sum(w ** 2), rel=1e-5)
+    x, t = runs[0]._x_all[:runs[0].n_train], runs[0]._t_all[:runs[0].n_train]
+    assert objective[0].item() == pytest.approx(torch.mean((runs[0].model(x) - t) ** 2).item(), rel=1e-6)  # mean, no ½
+    grads = [torch.autograd.grad(o, r._params) for o, r in zip(objective, runs)]
+    n_weights = len(runs[1]._weights)
+    for i, (g0, g1, p) in enumerate(zip(*grads, runs[1]._params)):
+        expected = 2 * lam * p.detach() if i < n_weights else torch.zeros_like(p)  # biases are not penalised
+        torch.testing.assert_close(g1 - g0, expected, rtol=1e-4, atol=1e-7)
 
 
 def test_early_stopping_restores_the_best_checkpoint():

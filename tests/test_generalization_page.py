@@ -133,6 +133,24 @@ def test_changing_a_setting_starts_a_new_run_and_keeps_the_other_sections():
     assert at.session_state["gen.reg.player"].model is second and not at.exception
 
 
+def test_capacity_sweep_averages_draws_and_says_so():
+    at = gen_page(section="capacity")
+    from sim.generalization import capacity_sweep
+
+    expected = capacity_sweep(*at.session_state["gen.data_key"])
+    assert expected.draws > 1
+    assert EN["gen.cap.draws"].format(draws=expected.draws, best=expected.best) in texts(at)
+    assert not at.exception
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_l2_formula_and_convention_are_shown_where_lambda_is_set(lang):
+    at = gen_page(lang, section="regularization")
+    assert any(catalogue(lang)["gen.reg.formula"] in e.value for e in at.latex)
+    assert r"\lambda\sum_{j} w_j^2" in catalogue(lang)["gen.reg.formula"]  # λΣw², no ½
+    assert catalogue(lang)["gen.reg.convention"] in texts(at)
+
+
 def test_leakage_section_reports_both_protocols_for_each_scenario():
     at = gen_page(section="leakage")
     shown = texts(at)

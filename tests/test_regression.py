@@ -39,6 +39,7 @@ from sim.regression import (
     rule_scores,
     scores,
     squared_loss_contours,
+    squared_loss_conventions,
 )
 from sim.regression_data import DATASETS, NOTES_EXAMPLE, make_dataset, parse_regression_csv
 from sim.upload import UploadError
@@ -62,6 +63,24 @@ def test_worked_example_every_number():
     np.testing.assert_allclose(s.w_new, [0.4])
     assert s.b_new == pytest.approx(0.25)
     assert s.loss_before == pytest.approx((4 + 9) / 4) and s.loss_after < s.loss_before
+
+
+def test_the_example_implies_the_half_loss_and_the_notes_mse_doubles_the_step():
+    x, y, lr = NOTES_EXAMPLE
+    c = squared_loss_conventions(np.zeros(1), 0.0, x, y, lr)
+    # the notes print w = 0.4, b = 0.25 after one step: only L = 1/(2n) Σ r² gives them
+    half = c["half"]
+    assert half.loss == pytest.approx((4 + 9) / 4)  # residuals -2, -3
+    assert half.grad_w[0] == pytest.approx((-2 * 1 - 3 * 2) / 2) and half.grad_b == pytest.approx((-2 - 3) / 2)
+    assert half.w_new[0] == pytest.approx(0.4) and half.b_new == pytest.approx(0.25)
+    # the notes' own definition, the mean of the squared residuals: twice the loss, twice the gradient
+    mean = c["mean"]
+    assert mean.loss == pytest.approx((4 + 9) / 2)
+    assert mean.grad_w[0] == pytest.approx(2 * (-2 * 1 - 3 * 2) / 2) and mean.grad_b == pytest.approx(-5.0)
+    assert mean.w_new[0] == pytest.approx(0.8) and mean.b_new == pytest.approx(0.5)
+    # and the lab's own step is the half convention
+    s = explain_step(np.zeros(1), 0.0, x, y, lr)
+    assert s.w_new[0] == pytest.approx(half.w_new[0]) and s.loss_before == pytest.approx(half.loss)
 
 
 # ---------- least squares ----------

@@ -73,6 +73,21 @@ def test_worked_example_is_reproduced_on_the_page():
     assert EN["reg.step_example_done"].format(w="0.4", b="0.25") in texts(at)
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_example_says_what_it_implies_and_shows_both_losses(lang):
+    cat = catalogue(lang)
+    at = reg_page(lang, panel="step")
+    shown = texts(at)
+    assert cat["reg.conv.intro"] in shown
+    assert "as in the course notes" not in shown and "与讲义相同" not in shown
+    table = at.dataframe[-1].value
+    assert list(table.columns) == [cat["reg.conv.quantity"], cat["reg.conv.half"], cat["reg.conv.mean"]]
+    assert list(table[cat["reg.conv.half"]]) == ["3.25", "-4", "-2.5", "0.4", "0.25"]  # the notes' printed step
+    assert list(table[cat["reg.conv.mean"]]) == ["6.5", "-8", "-5", "0.8", "0.5"]
+    at = reg_page(lang, panel="step", step_data="current")
+    assert cat["reg.conv.intro"] not in texts(at) and not at.exception
+
+
 def test_step_by_step_on_the_current_data_with_huber():
     at = reg_page(panel="step", step_data="current", loss="huber", degree="3", n="40")
     assert not at.exception and "ψ(r)" in at.dataframe[0].value.columns

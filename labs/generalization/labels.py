@@ -23,7 +23,8 @@ def capacity(sweep: Sweep, n_train: int, degree: int) -> tuple[dict, dict]:
     return ({"degree": t("gen.degree"), "mse": t("gen.mse"), "train": t("gen.part.train"), "val": t("gen.part.val"),
              "new": t("gen.new_data"), "best": t("gen.cap.best", d=sweep.best), "chosen": t("gen.cap.chosen"),
              "under": t("gen.cap.under"), "over": t("gen.cap.over"),
-             "interpolating": t("gen.cap.interpolating", n=n_train, d=sweep.interpolating or 0)},
+             "interpolating": t("gen.cap.interpolating", n=n_train, d=sweep.interpolating or 0),
+             "band": t("gen.cap.band", draws=sweep.draws), "this_val": t("gen.cap.this_val")},
             parts() | {"fit": t("gen.cap.fit", d=degree)})
 
 

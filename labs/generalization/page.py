@@ -5,7 +5,7 @@ import streamlit as st
 
 from sim import leakage
 from sim.fit import FitConfig
-from sim.generalization import CurveData, cross_validate, curve_data, cv_summary, degree_sweep, fit_errors, \
+from sim.generalization import CurveData, capacity_sweep, cross_validate, curve_data, cv_summary, fit_errors, \
     noisy_points, odd_test_share
 from sim.plots import generalization as plots
 from labs.generalization import labels
@@ -109,7 +109,7 @@ def leakage_section(state: PageState) -> None:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_sweep(data_key: tuple):
-    return degree_sweep(cached_curve_data(*data_key))
+    return capacity_sweep(*data_key)  # this data set and more drawn like it, averaged
 
 
 def capacity_section(state: PageState) -> None:
@@ -122,6 +122,7 @@ def capacity_section(state: PageState) -> None:
     figures = plots.capacity_figures(data, sweep, fit, degree, *labels.capacity(sweep, len(data.train), degree))
     for col, fig, key in zip(st.columns(2), figures, ("gen.sweep_fig", "gen.fit_fig")):
         col.plotly_chart(fig, key=key)
+    st.caption(t("gen.cap.draws", draws=sweep.draws, best=sweep.best))
     for col, name in zip(st.columns(3), ("train", "val", "new")):
         col.metric(t(f"gen.cap.metric.{name}", d=degree), f"{getattr(fit, name):.4f}")
     st.subheader(t("gen.es.title"))
@@ -139,6 +140,8 @@ def regularization_section(state: PageState) -> None:
     data = current_data(state.values)
     v = state.values
     widgets(state, "l2", "l1", "dropout")
+    st.latex(t("gen.reg.formula"))  # the L2 term exactly as sim.fit computes it (l2_penalty)
+    st.caption(t("gen.reg.convention"))
     widgets(state, "width", "lr", "speed")
     config = FitConfig(hidden=(v["width"],) * 2, lr=v["lr"], l2=v["l2"], l1=v["l1"], dropout=v["dropout"],
                        seed=v["seed"])

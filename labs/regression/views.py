@@ -144,4 +144,16 @@ def step_panel(state: PageState, data: RegressionData, data_key: tuple, config: 
         st.error(t("reg.step_overflow", lr=num(lr)), icon=":material/error:")
     if key == ("example",) and count == 0:
         st.success(t("reg.step_example_done", w=num(s.w_new[0]), b=num(s.b_new)), icon=":material/check:")
+    if key == ("example",):
+        example_conventions(x, y, lr)
     st.caption(t("reg.convention"))
+
+
+def example_conventions(x, y, lr: float) -> None:
+    """The notes' example's first step under the loss it implies and under the notes' own definition."""
+    steps = reg.squared_loss_conventions([0.0], 0.0, x, y, lr)
+    st.markdown(t("reg.conv.intro"))
+    rows = {t("reg.conv.quantity"): [t(f"reg.conv.{k}") for k in ("loss", "grad_w", "grad_b", "w", "b")]}
+    rows |= {t(f"reg.conv.{name}"): [num(c.loss), num(c.grad_w[0]), num(c.grad_b), num(c.w_new[0]), num(c.b_new)]
+             for name, c in steps.items()}
+    st.dataframe(rows, hide_index=True)

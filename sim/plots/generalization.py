@@ -31,6 +31,7 @@ PART_COLORS = {"train": TRAIN_COLOR, "val": VAL_COLOR, "test": HOLDOUT_COLOR}
 LIGHT = {0: tint(ORANGE, 0.35), 1: tint(BLUE, 0.3)}  # class regions behind the points
 CLASS = {0: TRAIN_COLOR, 1: TEST_COLOR}
 MAX_CURVE_POINTS = 160  # a loss history is thinned to this many points per frame (the canvas is ~380 px wide)
+TOP_DECADES = 3  # the sweep's error axis reaches this many decades above the lowest validation error
 TWO_UP, THREE_UP = (440, 280), (300, 260)  # panel sizes (px) when two or three share the page's width
 
 
@@ -111,19 +112,34 @@ def _vline(x: float, color: str, dash: str, text: str, anchor: str) -> tuple[dic
 
 
 def sweep_figure(degrees: np.ndarray, train: np.ndarray, val: np.ndarray, new: np.ndarray, best: int, chosen: int,
-                 interpolating: int | None, labels: dict) -> go.Figure:
+                 interpolating: int | None, labels: dict, band: tuple[np.ndarray, np.ndarray] | None = None,
+                 this_val: np.ndarray | None = None) -> go.Figure:
     """Training, validation and new-data error against polynomial degree (log scale), best and chosen marked.
 
-    Left of the best validation degree is shaded as under-fitting, right of it as over-fitting.
-    labels: "degree", "mse", "train", "val", "new", "best", "chosen", "under", "over", "interpolating".
+    Left of the best validation degree is shaded as under-fitting, right of it as over-fitting. With several
+    draws averaged: band (low, high) shades the draws' spread of validation error, this_val is the shown
+    data set's own validation error (a thin line).
+    labels: "degree", "mse", "train", "val", "new", "best", "chosen", "under", "over", "interpolating"; with a
+    band also "band" and "this_val".
     """
     floor = 1e-6  # an interpolating fit has training error ~1e-15: drawn at the bottom of the axis
+    spread = []
+    if band is not None:
+        low, high = (np.maximum(v, floor) for v in band)
+        spread = [go.Scatter(x=np.concatenate([degrees, degrees[::-1]]), y=np.concatenate([high, low[::-1]]),
+                             fill="toself", fillcolor=VAL_COLOR, opacity=0.15, line=dict(width=0),
+                             name=labels["band"], hoverinfo="skip")]
+    if this_val is not None:
+        spread.append(go.Scatter(x=degrees, y=np.maximum(this_val, floor), mode="lines", name=labels["this_val"],
+                                 line=dict(color=VAL_COLOR, width=1, dash="dot"),
+                                 hovertemplate=f"{labels['degree']} %{{x}}<br>{labels['this_val']}: %{{y:.4g}}"
+                                               "<extra></extra>"))
     traces = [go.Scatter(x=degrees, y=np.maximum(values, floor), mode="lines+markers", name=name,
                          line=dict(color=color, width=2, dash=dash), marker=dict(size=5),
                          hovertemplate=f"{labels['degree']} %{{x}}<br>{name}: %{{y:.4g}}<extra></extra>")
               for values, name, color, dash in ((train, labels["train"], TRAIN_COLOR, None),
                                                 (val, labels["val"], VAL_COLOR, None),
-                                                (new, labels["new"], NEW_COLOR, "dot"))]
+                                                (new, labels["new"], NEW_COLOR, "dot"))] + spread
     lo, hi = degrees[0] - 0.5, degrees[-1] + 0.5
     shapes = [dict(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref="x", yref="paper", fillcolor=color, opacity=0.06,
                    line_width=0, layer="below") for x0, x1, color in ((lo, best, TRAIN_COLOR), (best, hi, VAL_COLOR))]
@@ -139,7 +155,11 @@ def sweep_figure(degrees: np.ndarray, train: np.ndarray, val: np.ndarray, new: n
         notes.append(dict(x=interpolating, y=np.log10(floor), xref="x", yref="y", text=labels["interpolating"],
                           showarrow=True, ax=-40, ay=-40, font=dict(size=11)))
     fig = go.Figure(traces, layout=dict(shapes=shapes, annotations=notes))
-    fig.update_yaxes(type="log", dtick=1)  # a tick per decade
+    # a tick per decade; the top at most TOP_DECADES above the lowest validation error, so the exploding
+    # errors of the highest degrees run off the top instead of squashing the U at the bottom
+    shown = np.concatenate([np.maximum(v, floor) for v in (train, val, new)])
+    top = min(float(shown.max()), 10.0 ** TOP_DECADES * max(float(val.min()), floor))
+    fig.update_yaxes(type="log", dtick=1, range=[np.log10(shown.min()) - 0.2, np.log10(top) + 0.2])
     fig.update_xaxes(range=[lo, hi], dtick=1 if len(degrees) <= 12 else 2)
     return compact_layout(fig, labels["degree"], labels["mse"], height=340)
 
@@ -323,8 +343,9 @@ def data_figure(data: CurveData, labels: dict) -> go.Figure:
 def capacity_figures(data: CurveData, sweep: Sweep, fit: FitErrors, degree: int, sweep_labels: dict,
                      fit_labels: dict) -> tuple[go.Figure, go.Figure]:
     """The capacity view: the errors against degree with `degree` marked, and that degree's fit over the data."""
+    band = None if sweep.val_low is None else (sweep.val_low, sweep.val_high)
     return (sweep_figure(sweep.degrees, sweep.train, sweep.val, sweep.new, sweep.best, degree, sweep.interpolating,
-                         sweep_labels),
+                         sweep_labels, band, sweep.this_val),
             fit_figure(data.x, data.y, data.parts, GRID, fit.predict(GRID), true_curve(GRID), fit_labels))
 
 
