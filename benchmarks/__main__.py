@@ -2,11 +2,12 @@
 import argparse
 import sys
 
-from benchmarks import attention, classification, generalization, gpu, regression, shapes
+from benchmarks import attention, classification, generalization, gpu, optimizers, regression, shapes
 from sim.threads import configure_threads
 
 # name -> function(args); a new benchmark is a new entry
 SUBCOMMANDS = {"engine": classification.engine, "shapes": shapes.shapes, "attention": attention.attention,
+               "optimizers": optimizers.optimizers,
                "regression": regression.regression, "generalization": generalization.generalization,
                "memsim": gpu.memsim, "attention_cpu": gpu.attention_cpu, "gpu": gpu.gpu, "gpu_page": gpu.gpu_page}
 

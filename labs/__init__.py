@@ -26,6 +26,7 @@ LABS = [
     Lab("classification", "classification", ":material/scatter_plot:", "classification"),
     Lab("regression", "regression", ":material/show_chart:", "regression"),
     Lab("generalization", "generalization", ":material/balance:", "generalization"),
+    Lab("optimizers", "optimizers", ":material/moving:", "optimizers"),
     Lab("attention", "attention", ":material/visibility:", "attention"),
     Lab("shapes", "shapes", ":material/account_tree:", "shapes"),
     Lab("gpu", "gpu", ":material/memory:", "gpu"),

@@ -1,0 +1,113 @@
+"""Optimiser lab: optimisers racing on 2-D surfaces, momentum's theory, learning-rate schedules, state memory."""
+import streamlit as st
+
+from sim.optimizers import OPTIMIZERS, SURFACES, diverged_at, path, surface, trace
+from sim.plots.optimizers import loss_figure, losses, paths_figure, update_latex
+from ui.i18n import t
+from labs.optimizers.schema import HYPER, PAGE, SCHEMA
+from labs.optimizers.views import bounded, memory_section, momentum_section, opt_names, schedules_section
+from ui.urlstate import PageState, set_values
+
+ss = st.session_state
+PATH_LABELS = ("x", "y", "start", "minimum", "diverged", "play", "pause", "step", "loss")
+
+
+def labels() -> dict:
+    return {k: t(f"opt.fig.{k}") for k in PATH_LABELS}
+
+
+def new_surface() -> None:
+    """A surface picked: the start goes to that surface's own."""
+    x, y = SURFACES[ss[f"{PAGE}.surface"]].start
+    set_values(PAGE, SCHEMA, {"x": x, "y": y})
+
+
+def hyper(state: PageState, opt: str) -> dict:
+    """The optimiser's hyper-parameters: its defaults with the ones the page sets."""
+    return {**OPTIMIZERS[opt], **{p.name.removeprefix(f"{opt}_"): state.values[p.name] for p in HYPER[opt]}}
+
+
+def surface_controls(state: PageState):
+    c1, c2, c3, c4 = st.columns([3, 2, 2, 2])
+    name = state.widget("surface", container=c1, on_change=new_surface, help=t("opt.surface.help"))
+    if name == "quadratic":
+        state.widget("kappa", container=c2, help=t("opt.kappa.help"))
+        state.widget("angle", container=c3)
+    state.widget("noise", container=c4, help=t("opt.noise.help"))
+    v = state.values
+    surf = surface(name, v["kappa"], v["angle"], v["noise"])
+    if not ss.get(f"_start.{PAGE}") and "x" not in st.query_params and "y" not in st.query_params:
+        state.set("x", surf.start[0])  # a link without a start: the surface's own
+        state.set("y", surf.start[1])
+    ss[f"_start.{PAGE}"] = True
+    (x0, x1), (y0, y1) = surf.bounds
+    c1, c2, c3, c4 = st.columns([3, 3, 2, 2])
+    start = (bounded(state, "x", x0, x1, 0.01, c1), bounded(state, "y", y0, y1, 0.01, c2))
+    state.widget("steps", container=c3)
+    if v["noise"] > 0:
+        state.widget("seed", container=c4)
+    return surf, start
+
+
+def hyper_controls(state: PageState, opts: tuple) -> None:
+    with st.expander(t("opt.hyper"), expanded=True):
+        cols = st.columns(min(4, len(opts)))
+        for i, opt in enumerate(opts):
+            box = cols[i % len(cols)].container(border=True)
+            box.markdown(f"**{t(f'opt.opts.{opt}')}**")
+            for p in HYPER[opt]:
+                state.widget(p.name, container=box, label=t(f"opt.h.{p.name.removeprefix(opt + '_')}"))
+
+
+def paths_section(state: PageState) -> None:
+    st.markdown(t("opt.paths.intro"))
+    opts = state.widget("opts")
+    surf, start = surface_controls(state)
+    if not opts:
+        st.info(t("opt.none"), icon=":material/info:")
+        return
+    hyper_controls(state, opts)
+    v, names = state.values, opt_names(opts)
+    runs = {o: path(o, surf, start, v["steps"], v["seed"], **hyper(state, o)) for o in opts}
+    ends = {o: diverged_at(p) for o, p in runs.items()}
+    for o, k in ends.items():
+        if k is not None:
+            st.warning(t("opt.diverged", name=names[o], step=k, lr=f"{hyper(state, o)['lr']:g}"),
+                       icon=":material/trending_up:")
+    lab = labels()
+    left, right = st.columns([3, 2])
+    left.plotly_chart(paths_figure(surf, runs, names, lab, ends), key="opt.fig.paths",
+                      config={"displayModeBar": False})
+    left.caption(t("opt.paths.help"))
+    gaps = {o: losses(surf, p) for o, p in runs.items()}
+    log = all(g[1] for g in gaps.values())
+    right.plotly_chart(loss_figure({o: g[0] for o, g in gaps.items()}, names, lab, ends, log=log),
+                       key="opt.fig.loss", config={"displayModeBar": False})
+    right.caption(t("opt.loss.help" if log else "opt.loss.help_linear"))
+    formulas(state, surf, start, opts, names, ends)
+
+
+def formulas(state: PageState, surf, start, opts: tuple, names: dict, ends: dict) -> None:
+    st.subheader(t("opt.formulas"))
+    k = bounded(state, "at", 1, state.values["steps"], 1, st.columns([2, 1])[0], help=t("opt.at.help"))
+    st.caption(t("opt.formulas.help"))
+    for o in opts:
+        h = hyper(state, o)
+        steps = trace(o, surf, start, k, state.values["seed"], **h)
+        st.markdown(f"**{names[o]}**")
+        if len(steps) < k:  # the path diverged before step k
+            st.error(t("opt.diverged_before", name=names[o], step=ends[o] or len(steps) + 1, at=k),
+                     icon=":material/error:")
+            continue
+        st.latex(update_latex(o, steps[-1], h))
+
+
+def main() -> None:
+    state = PageState(PAGE, SCHEMA)
+    with state.frame(t("opt.title"), t("opt.intro")):
+        section = state.widget("section", label_visibility="collapsed")
+        {"paths": paths_section, "momentum": momentum_section, "schedules": schedules_section,
+         "memory": memory_section}[section](state)
+
+
+main()

@@ -1,0 +1,62 @@
+"""URL/widget schema of the optimiser lab: the race's surface, start and optimisers (each with its own learning
+rate and betas), the momentum theory's α and β, the schedules' steps, and the memory section's model size."""
+from sim.optimizers import OPTIMIZERS, SURFACES
+from ui.schema import Param
+
+LRS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 10.0)
+BETA2S = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999)
+DECAYS = (0.0, 1e-3, 0.01, 0.03, 0.1, 0.3, 1.0)
+SECTIONS = ("paths", "momentum", "schedules", "memory")
+START_LIMIT = 10.0  # |x|, |y| a URL may give; the page holds the start to the chosen surface's bounds
+
+
+def _with(choices: tuple, value: float) -> tuple:
+    return tuple(sorted({*choices, float(value)}))
+
+
+def hyper_params(opt: str) -> list[Param]:
+    """Each optimiser's learning rate, betas (momentum's β, Adam's β₁ β₂, RMSprop's α) and weight decay."""
+    out = []
+    for h, default in OPTIMIZERS[opt].items():
+        name = f"{opt}_{h}"
+        if h == "lr":
+            out.append(Param(name, "choice", float(default), choices=_with(LRS, default)))
+        elif h in ("beta", "beta1", "alpha") or (h == "beta2" and opt == "lion"):
+            out.append(Param(name, "float", float(default), lo=0.0, hi=0.999, step=0.001))
+        elif h == "beta2":
+            out.append(Param(name, "choice", float(default), choices=_with(BETA2S, default)))
+        elif h == "weight_decay":
+            out.append(Param(name, "choice", float(default), choices=_with(DECAYS, default)))
+    return out
+
+
+HYPER = {opt: hyper_params(opt) for opt in OPTIMIZERS}
+DEFAULT_SURFACE = "quadratic"
+START = SURFACES[DEFAULT_SURFACE].start
+
+PAGE = "opt"  # widget keys, i18n keys and session keys of this page start with "opt."
+SCHEMA = [
+    Param("section", "choice", "paths", choices=SECTIONS, widget="segmented"),
+    # the race
+    Param("opts", "multi", tuple(o for o in OPTIMIZERS if o in ("sgd", "momentum", "adam")), choices=tuple(OPTIMIZERS)),
+    Param("surface", "choice", DEFAULT_SURFACE, choices=tuple(SURFACES)),
+    Param("kappa", "float", 10.0, lo=1.0, hi=100.0, step=1.0),  # condition number of the quadratic and the ravine
+    Param("angle", "float", 0.0, lo=0.0, hi=90.0, step=5.0),  # rotation of the quadratic's axes, degrees
+    Param("noise", "float", 0.0, lo=0.0, hi=1.0, step=0.05),  # gradient noise (stochastic gradients)
+    Param("x", "float", START[0], lo=-START_LIMIT, hi=START_LIMIT, step=0.001),  # the start (a new surface: its own)
+    Param("y", "float", START[1], lo=-START_LIMIT, hi=START_LIMIT, step=0.001),
+    Param("steps", "int", 150, lo=10, hi=500, step=10),
+    Param("at", "int", 10, lo=0, hi=500, step=1),  # the step whose update formulas are written out
+    Param("seed", "int", 0, lo=0, hi=999_999, step=1),
+    *(p for ps in HYPER.values() for p in ps),
+    # momentum theory on the quadratic (κ above): step α λₙ and β
+    Param("m_step", "float", 1.0, lo=0.01, hi=4.0, step=0.01),
+    Param("m_beta", "float", 0.5, lo=0.0, hi=0.99, step=0.01),
+    # schedules
+    Param("s_steps", "int", 1000, lo=100, hi=10_000, step=100),
+    Param("s_warmup", "int", 100, lo=0, hi=2000, step=10),
+    Param("s_floor", "float", 0.1, lo=0.0, hi=0.5, step=0.01),  # the final learning rate, a share of the peak
+    Param("s_decay", "float", 0.8, lo=0.1, hi=0.95, step=0.05),  # WSD: the share of steps before the decay
+    # memory
+    Param("billions", "float", 70.0, lo=0.001, hi=10_000.0, step=1.0),  # model size, billions of parameters
+]

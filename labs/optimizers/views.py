@@ -1,0 +1,143 @@
+"""The optimiser lab's other sections: momentum's theory on the quadratic, learning-rate schedules, state memory;
+and the widgets whose range depends on other settings."""
+import numpy as np
+import streamlit as st
+
+from sim.optimizers import (OPTIMIZERS, SCHEDULES, STATE_BYTES, converges, critical_beta, diverged_at, gd_optimal_rate,
+                            momentum_rate, optimal_momentum, path, phase_grid, schedule, surface)
+from sim.plots.optimizers import (gb, memory_rows, momentum_latex, paths_figure, phase_figure, schedule_figure,
+                                  state_bytes_figure, steps_to)
+from sim.shapes import ARTICLE_70B, TRAINING_STATE, bytes_per_param, training_memory
+from ui.i18n import t
+from labs.optimizers.schema import PAGE, SCHEMA
+from ui.urlstate import PageState, set_values
+
+ss = st.session_state
+PARTS = ("weights", "grads", "master", "optimizer", "total")  # the article gives the two moments as one
+
+
+def bounded(state: PageState, name: str, lo: float, hi: float, step: float, container=st, **kw):
+    """A slider for a parameter whose range depends on other settings (the start within the surface's bounds)."""
+    key, kind = state.key(name), type(lo)
+    value = kind(min(hi, max(lo, state.values[name])))
+    if key not in ss or not lo <= ss[key] <= hi:
+        ss[key] = value
+    value = container.slider(t(key), lo, hi, step=step, key=key, **kw)
+    state.set(name, value)
+    return value
+
+
+def opt_names(opts) -> dict[str, str]:
+    return {o: t(f"opt.opts.{o}") if o in OPTIMIZERS else t(f"opt.name.{o}") for o in opts}
+
+
+def use_optimum(kappa: float) -> None:
+    alpha, beta, _ = optimal_momentum(1.0, kappa)
+    set_values(PAGE, SCHEMA, {"m_step": round(alpha * kappa, 2), "m_beta": round(beta, 2)})
+
+
+def momentum_section(state: PageState) -> None:
+    st.markdown(t("opt.mom.intro"))
+    c1, c2, c3, c4 = st.columns([2, 2, 2, 1], vertical_alignment="bottom")
+    kappa = state.widget("kappa", container=c1, help=t("opt.kappa.help"))
+    step = state.widget("m_step", container=c2, help=t("opt.m_step.help"))
+    beta = state.widget("m_beta", container=c3)
+    c4.button(t("opt.mom.optimum"), on_click=use_optimum, args=(kappa,), key="opt.optimum")
+    alpha, ln = step / kappa, kappa
+    best = optimal_momentum(1.0, ln)
+    rates = (max(momentum_rate(alpha, beta, 1.0), momentum_rate(alpha, beta, ln)),
+             max(momentum_rate(alpha, 0.0, 1.0), momentum_rate(alpha, 0.0, ln)))
+    tex = momentum_latex(alpha, beta, kappa, best, gd_optimal_rate(1.0, ln),
+                         (critical_beta(alpha, 1.0), critical_beta(alpha, ln)), rates)
+    yes = {True: t("opt.mom.yes"), False: t("opt.mom.no")}
+    spiral = {True: t("opt.mom.spiral"), False: t("opt.mom.real")}
+    left, right = st.columns(2)
+    with left:
+        st.latex(tex["eigen"])
+        for key, ok in (("gd", converges(alpha, 0.0, ln)), ("momentum", converges(alpha, beta, ln))):
+            st.markdown(t(f"opt.mom.{key}", verdict=yes[ok]))
+            st.latex(tex[key])
+        st.markdown(t("opt.mom.critical", l1=spiral[beta > critical_beta(alpha, 1.0)],
+                      ln=spiral[beta > critical_beta(alpha, ln)]))
+        st.latex(tex["critical"])
+        st.markdown(t("opt.mom.optimal"))
+        st.latex(tex["optimal"])
+        st.latex(tex["rates"])
+        st.markdown(t("opt.mom.now", mom=f"{steps_to(rates[0]):,.0f}", gd=f"{steps_to(rates[1]):,.0f}",
+                      best=f"{steps_to(best[2]):,.0f}"))
+        st.latex(tex["now"])
+    alphas, betas = np.linspace(0.01, 4.0, 200) / kappa, np.linspace(0.0, 0.99, 100)
+    lab = {k: t(f"opt.phase.{k}") for k in ("alpha", "beta", "rate", "current", "optimum")}
+    right.plotly_chart(phase_figure(alphas, betas, phase_grid(1.0, ln, alphas, betas), (alpha, beta), best[:2], lab,
+                                    x_scale=kappa), key="opt.fig.phase", config={"displayModeBar": False})
+    right.caption(t("opt.phase.help"))
+    momentum_path(state, kappa, alpha, beta)
+
+
+def momentum_path(state: PageState, kappa: float, alpha: float, beta: float) -> None:
+    st.subheader(t("opt.mom.path"))
+    c1, c2 = st.columns(2)
+    state.widget("angle", container=c1)
+    steps = state.widget("steps", container=c2)
+    surf = surface("quadratic", kappa, state.values["angle"])
+    runs = {"momentum": path("momentum", surf, None, steps, lr=alpha, beta=beta),
+            "sgd": path("sgd", surf, None, steps, lr=alpha)}
+    ends = {o: diverged_at(p) for o, p in runs.items()}
+    names = {"momentum": t("opt.mom.heavy", beta=f"{beta:g}"), "sgd": t("opt.mom.plain")}
+    for o, k in ends.items():
+        if k is not None:
+            st.warning(t("opt.diverged", name=names[o], step=k, lr=f"{alpha:.4g}"), icon=":material/trending_up:")
+    lab = {k: t(f"opt.fig.{k}") for k in ("x", "y", "start", "minimum", "diverged", "play", "pause", "step")}
+    st.plotly_chart(paths_figure(surf, runs, names, lab, ends), key="opt.fig.mom_path",
+                    config={"displayModeBar": False})
+
+
+def schedules_section(state: PageState) -> None:
+    st.markdown(t("opt.sched.intro"))
+    c1, c2, c3, c4 = st.columns(4)
+    steps = state.widget("s_steps", container=c1)
+    warmup = min(state.widget("s_warmup", container=c2), steps - 1)
+    floor = state.widget("s_floor", container=c3, help=t("opt.s_floor.help"))
+    decay = state.widget("s_decay", container=c4, help=t("opt.s_decay.help"))
+    args = {"constant": {}, "step": {}, "cosine": {"warmup": warmup, "floor": floor},
+            "wsd": {"warmup": warmup, "floor": floor, "decay_start": int(decay * steps)}}
+    curves = {name: schedule(name, steps, 1.0, **args[name]) for name in SCHEDULES}
+    names = {name: t(f"opt.sched.{name}") for name in SCHEDULES}
+    st.plotly_chart(schedule_figure(curves, names, {"step": t("opt.fig.step"), "lr": t("opt.sched.lr")}),
+                    key="opt.fig.schedules", config={"displayModeBar": False})
+    for name in SCHEDULES:
+        st.markdown(f"**{names[name]}**: {t(f'opt.sched.{name}.when')}")
+
+
+def memory_section(state: PageState) -> None:
+    st.markdown(t("opt.mem.intro"))
+    key = state.key("billions")
+    if key not in ss:
+        ss[key] = state.values["billions"]
+    billions = st.columns([1, 2])[0].number_input(t(key), 0.001, 10_000.0, step=1.0, format="%g", key=key,
+                                                  help=t("opt.billions.help"))
+    state.set("billions", billions)
+    n = billions * 1e9
+    names = opt_names(STATE_BYTES)
+    left, right = st.columns([2, 3])
+    left.plotly_chart(state_bytes_figure(STATE_BYTES, names, {"bytes": t("opt.mem.bytes")}), key="opt.fig.state",
+                      config={"displayModeBar": False})
+    left.caption(t("opt.mem.state_help"))
+    base = sum(b for k, b in TRAINING_STATE["mixed"].items() if not k.startswith("adam_"))
+    rows = memory_rows(n, STATE_BYTES, base)
+    right.dataframe({t("opt.mem.col.opt"): [names[r["optimizer"]] for r in rows],
+                     t("opt.mem.col.bytes"): [r["bytes"] for r in rows],
+                     t("opt.mem.col.state"): [r["state_gb"] for r in rows],
+                     t("opt.mem.col.total", base=f"{base:g}"): [r["total_gb"] for r in rows]},
+                    hide_index=True, key="opt.mem_df")
+    st.subheader(t("opt.mem.article", billions=f"{billions:g}"))
+    article, mixed = training_memory(int(n), "article"), training_memory(int(n), "mixed")
+    said = n == ARTICLE_70B["params"]
+    table = {t("opt.mem.col.part"): [t(f"opt.mem.{k}") for k in PARTS],
+             t("opt.mem.col.article", b=bytes_per_param("article")): [gb(article[k]) for k in PARTS],
+             t("opt.mem.col.mixed", b=bytes_per_param("mixed")): [gb(mixed[k]) for k in PARTS]}
+    if said:
+        table[t("opt.mem.col.said")] = [gb(ARTICLE_70B[k]) if k in ARTICLE_70B else "–" for k in PARTS]
+    st.dataframe(table, hide_index=True, key="opt.article_df")
+    st.caption(t("opt.mem.note", article=gb(article["total"]), mixed=gb(mixed["total"]),
+                 moments=gb(mixed["optimizer"]), said=gb(ARTICLE_70B["total"])))

@@ -1,0 +1,308 @@
+"""Figures of the optimiser lab: paths racing on a 2-D surface (animated in the browser with Plotly frames),
+loss against steps, the momentum phase diagram, learning-rate schedules and optimiser-state memory.
+
+Built from plain arrays and the engine's Surface (its .value, .bounds, .minimum); no torch.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from sim.plots.curves import compact_layout
+from sim.plots.palette import (ALARM, AMBER, BLUE, BROWN, GOOD, GREEN, GUIDE, INK, ORANGE, PURPLE, RED, WHITE, rgba,
+                               tint)
+
+COLOURS = {"sgd": RED, "momentum": ORANGE, "nesterov": AMBER, "adagrad": BROWN, "rmsprop": PURPLE, "adam": BLUE,
+           "adamw": GREEN, "lion": INK}
+HEIGHT = 460
+MAX_FRAMES = 60  # animation frames of the path figure (steps are sampled evenly beyond that)
+CONTOUR_SCALE = [[0.0, WHITE], [1.0, tint(GUIDE, 0.75)]]  # greys only, so no path colour is in the background
+
+
+def colour(name: str) -> str:
+    return COLOURS.get(name, GUIDE)
+
+
+def finite_part(points: np.ndarray) -> np.ndarray:
+    """The rows of a path before its first non-finite one (a diverged path ends there)."""
+    bad = ~np.isfinite(points).all(axis=-1)
+    return points[:int(np.argmax(bad))] if bad.any() else points
+
+
+def surface_grid(surf, n: int = 120) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """x, y and log10(1 + f − min f) of the surface on an n × n grid of its bounds (the contour's shading)."""
+    xs, ys, z = surf.grid(n)
+    z = np.asarray(z, dtype=float)
+    return xs, ys, np.log10(1.0 + z - np.nanmin(z))
+
+
+def frame_steps(steps: int, most: int = MAX_FRAMES) -> list[int]:
+    """The steps the animation shows: every step up to `most`, else `most` evenly spaced ones, always the last."""
+    return sorted(set(np.linspace(0, steps, min(steps, most) + 1).round().astype(int).tolist()))
+
+
+def _clipped(points: np.ndarray, surf) -> np.ndarray:
+    """A path's finite rows, each coordinate held to a little beyond the bounds (a diverging path leaves them)."""
+    (x0, x1), (y0, y1) = surf.bounds
+    pad = 0.05 * max(x1 - x0, y1 - y0)
+    p = finite_part(points)
+    return np.column_stack([np.clip(p[:, 0], x0 - pad, x1 + pad), np.clip(p[:, 1], y0 - pad, y1 + pad)]) \
+        if len(p) else p
+
+
+def _path_traces(paths: dict[str, np.ndarray], surf, names: dict[str, str], upto: int | None) -> list[go.Scatter]:
+    out = []
+    for name, points in paths.items():
+        p = _clipped(points if upto is None else points[:upto + 1], surf)
+        out.append(go.Scatter(x=p[:, 0], y=p[:, 1], mode="lines+markers", name=names[name],
+                              line=dict(color=colour(name), width=3), marker=dict(size=4, color=colour(name)),
+                              hovertemplate=f"{names[name]}<br>x=%{{x:.3g}}, y=%{{y:.3g}}<extra></extra>"))
+    return out
+
+
+def _end_markers(paths: dict[str, np.ndarray], surf, diverged: dict[str, int | None], label: str) -> go.Scatter:
+    """A cross where each diverged path ends."""
+    ends = [(name, _clipped(p, surf)) for name, p in paths.items() if diverged.get(name) is not None]
+    ends = [(name, p[-1]) for name, p in ends if len(p)]
+    return go.Scatter(x=[e[1][0] for e in ends], y=[e[1][1] for e in ends], mode="markers", name=label,
+                      marker=dict(symbol="x", size=16, color=ALARM, line=dict(width=2, color=ALARM)),
+                      text=[label] * len(ends), hovertemplate="%{text}<extra></extra>", showlegend=bool(ends))
+
+
+def paths_figure(surf, paths: dict[str, np.ndarray], names: dict[str, str], labels: dict,
+                 diverged: dict[str, int | None] | None = None, animate: bool = True) -> go.Figure:
+    """The surface's contours, the start and the minimum, and one path per optimiser in its colour.
+
+    With `animate`, Plotly frames redraw the paths step by step in the browser (play button and step slider);
+    the figure first shows every path in full. labels: x, y, start, minimum, diverged, play, pause, step.
+    """
+    diverged = diverged or {}
+    xs, ys, z = surface_grid(surf)
+    fig = go.Figure(go.Contour(x=xs, y=ys, z=z, colorscale=CONTOUR_SCALE, showscale=False, ncontours=24,
+                               contours=dict(coloring="heatmap"), line=dict(color=rgba(GUIDE, 0.6), width=0.5),
+                               hoverinfo="skip"))
+    fixed = len(fig.data)
+    fig.add_traces(_path_traces(paths, surf, names, None))
+    start = next(iter(paths.values()))[0] if paths else np.array(surf.start)
+    minimum = np.atleast_2d(np.asarray(surf.minimum, dtype=float))
+    fig.add_trace(go.Scatter(x=[start[0]], y=[start[1]], mode="markers", name=labels["start"],
+                             marker=dict(symbol="circle-open", size=14, color=INK, line=dict(width=2))))
+    fig.add_trace(go.Scatter(x=minimum[:, 0], y=minimum[:, 1], mode="markers", name=labels["minimum"],
+                             marker=dict(symbol="star", size=14, color=GOOD)))
+    fig.add_trace(_end_markers(paths, surf, diverged, labels["diverged"]))
+    compact_layout(fig, labels["x"], labels["y"], HEIGHT)
+    (x0, x1), (y0, y1) = surf.bounds
+    fig.update_xaxes(range=[x0, x1], constrain="domain")
+    fig.update_yaxes(range=[y0, y1])
+    steps = max((len(p) - 1 for p in paths.values()), default=0)
+    if animate and paths and steps:
+        shown = list(range(fixed, fixed + len(paths)))
+        stops = frame_steps(steps)
+        # a frame carries only the paths' points up to its step, to 4 decimals (the browser keeps each trace's
+        # colour and name). Built without plotly's per-value validation (`_validate=False`): the values are
+        # plain float arrays made here, and validating 60 frames × 8 paths took ~400 ms of a slider change.
+        fig._validate = False
+        cut = [[np.round(_clipped(points[:k + 1], surf), 4) for points in paths.values()] for k in stops]
+        fig.frames = [go.Frame(data=[go.Scatter(x=p[:, 0], y=p[:, 1], _validate=False) for p in ps],
+                               traces=shown, name=str(k), _validate=False) for k, ps in zip(stops, cut)]
+        fig._validate = True
+        play = dict(frame=dict(duration=80, redraw=False), transition=dict(duration=0), fromcurrent=True)
+        fig.update_layout(
+            margin=dict(b=140),
+            updatemenus=[dict(type="buttons", direction="left", x=0, y=-0.24, xanchor="left", yanchor="top",
+                              showactive=False, pad=dict(t=0, r=8),
+                              buttons=[dict(label=labels["play"], method="animate", args=[None, play]),
+                                       dict(label=labels["pause"], method="animate",
+                                            args=[[None], dict(mode="immediate", frame=dict(duration=0))])])],
+            sliders=[dict(active=len(stops) - 1, x=0.25, len=0.75, y=-0.2, yanchor="top", pad=dict(t=0),
+                          currentvalue=dict(prefix=labels["step"] + " ", xanchor="right", font=dict(size=12)),
+                          steps=[dict(label=str(k), method="animate",
+                                      args=[[str(k)], dict(mode="immediate", frame=dict(duration=0, redraw=False),
+                                                           transition=dict(duration=0))]) for k in stops])])
+    return fig
+
+
+def loss_figure(losses: dict[str, np.ndarray], names: dict[str, str], labels: dict,
+                diverged: dict[str, int | None] | None = None, log: bool = True) -> go.Figure:
+    """f(x_t) − f* against step t (log scale, or linear for a surface without a minimum) for each optimiser;
+    a cross where a diverged one ends. labels: step, loss, diverged."""
+    diverged = diverged or {}
+    fig = go.Figure()
+    cross_x, cross_y = [], []
+    for name, loss in losses.items():
+        loss = np.asarray(loss, dtype=float)
+        ok = np.isfinite(loss)
+        gap = np.where(ok, np.maximum(loss, 1e-12) if log else loss, np.nan)
+        steps = np.arange(len(loss))
+        fig.add_trace(go.Scatter(x=steps, y=gap, mode="lines", name=names[name], line=dict(color=colour(name), width=2),
+                                 hovertemplate=f"{names[name]}<br>%{{x}}: %{{y:.3g}}<extra></extra>"))
+        if diverged.get(name) is not None and ok.any():
+            last = int(np.flatnonzero(ok)[-1])
+            cross_x.append(last)
+            cross_y.append(gap[last])
+    fig.add_trace(go.Scatter(x=cross_x, y=cross_y, mode="markers", name=labels["diverged"], showlegend=bool(cross_x),
+                             marker=dict(symbol="x", size=14, color=ALARM)))
+    compact_layout(fig, labels["step"], labels["loss"], HEIGHT)
+    fig.update_yaxes(type="log" if log else "linear", exponentformat="power")
+    return fig
+
+
+def phase_figure(alphas: np.ndarray, betas: np.ndarray, rates: np.ndarray, current: tuple[float, float],
+                 optimum: tuple[float, float], labels: dict, x_scale: float = 1.0) -> go.Figure:
+    """Convergence rate of momentum over (α, β): rates[i, j] for betas[i], alphas[j] (≥ 1: diverges, drawn dark).
+
+    x is α · x_scale (α λₙ when x_scale = λₙ). The current (α, β) and the optimum are marked.
+    labels: alpha, beta, rate, current, optimum, diverges.
+    """
+    rates = np.asarray(rates, dtype=float)
+    shown = np.where(np.isfinite(rates), np.minimum(rates, 1.0), 1.0)
+    ax = np.asarray(alphas) * x_scale
+    fig = go.Figure(go.Heatmap(x=ax, y=betas, z=shown, zmin=0, zmax=1,
+                               colorscale=[[0.0, tint(BLUE, 0.9)], [0.5, tint(BLUE, 0.35)], [0.999, WHITE],
+                                           [1.0, tint(ALARM, 0.55)]],
+                               colorbar=dict(title=dict(text=labels["rate"], side="right"), thickness=12),
+                               hovertemplate=f"{labels['alpha']}=%{{x:.3g}}<br>{labels['beta']}=%{{y:.3g}}<br>"
+                                             f"{labels['rate']}=%{{z:.3f}}<extra></extra>"))
+    for (a, b), name, symbol, col in ((optimum, labels["optimum"], "star", GOOD),
+                                      (current, labels["current"], "circle", INK)):
+        fig.add_trace(go.Scatter(x=[a * x_scale], y=[b], mode="markers", name=name,
+                                 marker=dict(symbol=symbol, size=15, color=col, line=dict(width=1.5, color=WHITE))))
+    compact_layout(fig, labels["alpha"], labels["beta"], 420)
+    fig.update_xaxes(range=[float(ax[0]), float(ax[-1])])
+    fig.update_yaxes(range=[float(betas[0]), float(betas[-1])])
+    return fig
+
+
+SCHEDULE_COLOURS = {"constant": GUIDE, "step": ORANGE, "cosine": BLUE, "wsd": GREEN}
+
+
+def schedule_figure(curves: dict[str, np.ndarray], names: dict[str, str], labels: dict) -> go.Figure:
+    """Learning rate against step, one line per schedule. labels: step, lr."""
+    fig = go.Figure()
+    for name, lr in curves.items():
+        fig.add_trace(go.Scatter(x=np.arange(len(lr)), y=np.asarray(lr, dtype=float), mode="lines", name=names[name],
+                                 line=dict(color=SCHEDULE_COLOURS.get(name, INK), width=2.5,
+                                           dash="dot" if name == "constant" else None),
+                                 hovertemplate=f"{names[name]}<br>%{{x}}: %{{y:.3g}}<extra></extra>"))
+    return compact_layout(fig, labels["step"], labels["lr"], 380)
+
+
+def state_bytes_figure(state_bytes: dict[str, float], names: dict[str, str], labels: dict) -> go.Figure:
+    """Bytes of optimiser state per parameter, one bar per optimiser. labels: bytes."""
+    keys = list(state_bytes)
+    fig = go.Figure(go.Bar(x=[names[k] for k in keys], y=[state_bytes[k] for k in keys],
+                           marker_color=[colour(k) for k in keys], text=[f"{state_bytes[k]:g} B" for k in keys],
+                           textposition="outside", hovertemplate="%{x}: %{y:g} B<extra></extra>"))
+    top = max(state_bytes.values(), default=1) or 1
+    compact_layout(fig, None, labels["bytes"], 320)
+    fig.update_yaxes(range=[0, top * 1.25])
+    return fig
+
+
+def gb(n_bytes: float) -> str:
+    """Decimal gigabytes, as the article counts (140 GB for 70 B parameters at 2 B)."""
+    v = n_bytes / 1e9
+    return f"{v:,.0f} GB" if v >= 100 else f"{v:,.3g} GB"
+
+
+def fmt(v: float, digits: int = 4) -> str:
+    """A number for a formula: short, and inf / nan readable."""
+    if v is None or not math.isfinite(v):
+        return r"\infty" if v is not None and v > 0 else "?"
+    return f"{v:.{digits}g}".replace("e-0", "e-").replace("e+0", "e+")
+
+
+def losses(surf, points: np.ndarray) -> tuple[np.ndarray, bool]:
+    """f − f(minimum) along a path (NaN after divergence), and whether a log scale fits (the surface has a
+    minimum); a surface without one (the saddle) gives f itself."""
+    p = np.asarray(points, dtype=float)
+    f = np.asarray(surf.value(np.nan_to_num(p)), dtype=float)
+    f[~np.isfinite(p).all(axis=-1)] = np.nan
+    if surf.minimum is None:
+        return f, False
+    return f - surf.value(np.asarray(surf.minimum, dtype=float)), True
+
+
+def vec(v) -> str:
+    """A 2-vector for a formula: (a, b)."""
+    return r"\left(" + r",\ ".join(fmt(float(c)) for c in np.asarray(v).reshape(2)) + r"\right)"
+
+
+def update_latex(opt: str, rec: dict, hyper: dict) -> str:
+    """The optimiser's update rule at one step of `trace` (rec), each line symbols = numbers (LaTeX, aligned).
+
+    hyper: the hyper-parameters the path ran with (lr, beta, beta1, beta2, alpha, eps, weight_decay)."""
+    t, g, s = rec["step"], rec["grad"], rec["state"]
+    h = {k: fmt(v) for k, v in hyper.items()}
+    lines = [rf"t &= {t},\quad \theta_{{t-1}} = {vec(rec['theta'])},\quad g_t = \nabla f(\theta_{{t-1}}) = {vec(g)}"]
+    if opt == "momentum":
+        lines.append(rf"v_t &= \beta v_{{t-1}} + g_t = {vec(s['buf'])}\quad (\beta = {h['beta']})")
+        step = r"\eta\, v_t"
+    elif opt == "nesterov":
+        lines.append(rf"v_t &= \beta v_{{t-1}} + g_t = {vec(s['buf'])}\quad (\beta = {h['beta']})")
+        lines.append(rf"d_t &= g_t + \beta v_t = {vec(s['d'])}")
+        step = r"\eta\, d_t"
+    elif opt == "adagrad":
+        lines.append(rf"s_t &= s_{{t-1}} + g_t^2 = {vec(s['sum'])}")
+        step = r"\eta\, g_t / (\sqrt{s_t} + \epsilon)"
+    elif opt == "rmsprop":
+        lines.append(rf"s_t &= \alpha s_{{t-1}} + (1-\alpha) g_t^2 = {vec(s['square_avg'])}"
+                     rf"\quad (\alpha = {h['alpha']})")
+        step = r"\eta\, g_t / (\sqrt{s_t} + \epsilon)"
+    elif opt in ("adam", "adamw"):
+        if opt == "adam" and hyper.get("weight_decay"):
+            lines.append(rf"g_t &\leftarrow g_t + \lambda \theta_{{t-1}}\quad (\lambda = {h['weight_decay']})")
+        lines.append(rf"m_t &= \beta_1 m_{{t-1}} + (1-\beta_1) g_t = {vec(s['m'])}\quad (\beta_1 = {h['beta1']})")
+        lines.append(rf"v_t &= \beta_2 v_{{t-1}} + (1-\beta_2) g_t^2 = {vec(s['v'])}\quad (\beta_2 = {h['beta2']})")
+        lines.append(rf"\hat m_t &= m_t / (1-\beta_1^{{t}}) = {vec(s['m_hat'])},\quad "
+                     rf"\hat v_t = v_t / (1-\beta_2^{{t}}) = {vec(s['v_hat'])}")
+        step = r"\eta\, \hat m_t / (\sqrt{\hat v_t} + \epsilon)"
+        if opt == "adamw":
+            step += rf" + \eta\lambda\theta_{{t-1}}\ (\lambda = {h['weight_decay']})"
+    elif opt == "lion":
+        lines.append(rf"c_t &= \beta_1 m_{{t-1}} + (1-\beta_1) g_t = {vec(s['c'])}\quad (\beta_1 = {h['beta1']})")
+        lines.append(rf"m_t &= \beta_2 m_{{t-1}} + (1-\beta_2) g_t = {vec(s['m'])}\quad (\beta_2 = {h['beta2']})")
+        step = r"\eta\,(\operatorname{sign}(c_t) + \lambda\theta_{t-1})"
+    else:
+        step = r"\eta\, g_t"
+    lines.append(rf"\theta_t &= \theta_{{t-1}} - {step} = {vec(rec['theta'])} + {vec(rec['update'])}"
+                 rf" = {vec(rec['theta_new'])}\quad (\eta = {h['lr']})")
+    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+
+
+def memory_rows(n_params: float, state_bytes: dict[str, float], base_bytes: float) -> list[dict]:
+    """Per optimiser: its state's bytes per parameter, that state for n_params (GB), and the whole training
+    state with it in mixed precision: base_bytes per parameter (weights, gradients, master copy) plus the state."""
+    return [{"optimizer": k, "bytes": b, "state_gb": gb(n_params * b), "total_gb": gb(n_params * (base_bytes + b))}
+            for k, b in state_bytes.items()]
+
+
+def steps_to(rate: float, factor: float = 1e3) -> float:
+    """Steps for an error shrinking like rate^k to fall `factor`-fold (inf when rate ≥ 1)."""
+    return math.log(factor) / -math.log(rate) if 0 < rate < 1 else (0.0 if rate == 0 else math.inf)
+
+
+def momentum_latex(alpha: float, beta: float, kappa: float, optimum: tuple[float, float, float], gd_best: float,
+                   crit: tuple[float, float], rates: tuple[float, float]) -> dict[str, str]:
+    """Distill's results ("Why Momentum Really Works") as formulas with the current numbers, λ₁ = 1, λₙ = κ.
+
+    optimum: (α*, β*, rate*); crit: critical β for λ₁ and λₙ;
+    rates: (momentum's rate, GD's rate at this α)."""
+    a_opt, b_opt, r_opt = optimum
+    return {
+        "eigen": rf"\lambda_1 = 1,\quad \lambda_n = \kappa = {fmt(kappa)},\quad \alpha = {fmt(alpha)},"
+                 rf"\quad \beta = {fmt(beta)}",
+        "gd": rf"0 < \alpha\lambda_n < 2:\quad \alpha\lambda_n = {fmt(alpha * kappa)}",
+        "momentum": rf"0 < \alpha\lambda_n < 2 + 2\beta:\quad \alpha\lambda_n = {fmt(alpha * kappa)},"
+                    rf"\quad 2 + 2\beta = {fmt(2 + 2 * beta)}",
+        "critical": rf"\beta_c = (1 - \sqrt{{\alpha\lambda}})^2:\quad \lambda_1 \to {fmt(crit[0])},"
+                    rf"\quad \lambda_n \to {fmt(crit[1])}",
+        "optimal": rf"\begin{{aligned}}\alpha^* &= \Big(\frac{{2}}{{\sqrt{{\lambda_1}} + \sqrt{{\lambda_n}}}}\Big)^2"
+                   rf" = {fmt(a_opt)} \\ \beta^* &= \Big(\frac{{\sqrt{{\kappa}} - 1}}{{\sqrt{{\kappa}} + 1}}\Big)^2"
+                   rf" = {fmt(b_opt)}\end{{aligned}}",
+        "rates": rf"\frac{{\sqrt{{\kappa}} - 1}}{{\sqrt{{\kappa}} + 1}} = {fmt(r_opt)}\quad \longleftrightarrow\quad "
+                 rf"\frac{{\kappa - 1}}{{\kappa + 1}} = {fmt(gd_best)}",
+        "now": rf"\rho(\alpha, \beta) = {fmt(rates[0])},\quad \rho(\alpha, 0) = {fmt(rates[1])}",
+    }
