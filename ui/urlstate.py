@@ -1,7 +1,7 @@
 """Binds a page schema to Streamlit: widgets, the URL (?lang=en&dataset=spiral&seed=3) and notices."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlencode
@@ -96,6 +96,14 @@ class PageState:
         """A shareable link that reproduces this page's settings."""
         base = (st.context.url or "").split("?")[0]
         return f"{base}?{urlencode(self.query(), safe=',')}"
+
+    def sections(self, title: str, intro: str, views: dict[str, Callable[[PageState], None]]) -> None:
+        """A lab of several sections: its frame, a switch for its `section` parameter, and that section's view.
+
+        One section at a time, not tabs: a hidden tab would still re-render its charts on every live update.
+        """
+        with self.frame(title, intro):
+            views[self.widget("section", label_visibility="collapsed")](self)
 
     @contextmanager
     def frame(self, title: str, intro: str) -> Iterator[None]:

@@ -119,11 +119,9 @@ def examples_section(state: PageState) -> None:
 
 # ---------- page ----------
 def main() -> None:
-    state = PageState(PAGE, SCHEMA)
-    with state.frame(t("att.title"), t("att.intro")):
-        section = state.widget("section", label_visibility="collapsed")
-        {"pipeline": pipeline_section, "examples": examples_section, "train": train_section,
-         "compare": compare_section}[section](state)
+    PageState(PAGE, SCHEMA).sections(t("att.title"), t("att.intro"), {
+        "pipeline": pipeline_section, "examples": examples_section, "train": train_section,
+        "compare": compare_section})
 
 
 main()

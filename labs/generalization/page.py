@@ -172,11 +172,7 @@ SECTIONS = {"split": split_section, "leakage": leakage_section, "capacity": capa
 
 
 def main() -> None:
-    state = PageState(PAGE, SCHEMA)
-    with state.frame(t("nav.generalization"), t("gen.intro")):
-        # one section at a time: hidden tabs would still re-render their charts on every live update
-        section = state.widget("section", label_visibility="collapsed")
-        SECTIONS[section](state)
+    PageState(PAGE, SCHEMA).sections(t("nav.generalization"), t("gen.intro"), SECTIONS)
 
 
 main()

@@ -30,10 +30,9 @@ LABELS = ("play", "pause", "step", "back", "reset", "scrub", "position", "captio
 def labels(report: IOReport, speed: int) -> dict[str, str]:
     """Every text of the animation in the user's language; the ones about the whole run already filled in."""
     out = {name: t(f"gpu.anim.{name}") for name in LABELS}
-    t_r, t_c = -(-report.N // report.block_m), -(-report.N // report.block_n)
     out["ready"] = t("gpu.anim.ready", algo=t(f"gpu.anim.algo.{report.algo}"), N=report.N, d=report.d,
                      block_m=report.block_m, block_n=report.block_n)
-    out["grid"] = t("gpu.anim.grid", t_r=t_r, t_c=t_c, block_m=report.block_m, block_n=report.block_n)
+    out["grid"] = t("gpu.anim.grid", t_r=report.t_r, t_c=report.t_c, block_m=report.block_m, block_n=report.block_n)
     out["speed"] = t("gpu.anim.speed", speed=speed)
     return out
 

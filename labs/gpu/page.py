@@ -96,7 +96,7 @@ def summary(v: dict, reports: dict[str, IOReport | None], with_l2: dict[str, IOR
         if tiled:
             kv = tiled.hbm_read_by_tensor["K"] // (tiled.dtype_bytes * tiled.batch_heads * v["d"])
             st.markdown(t("gpu.arithmetic.tiled", N=f"{v['N']:,}", d=v["d"], bm=tiled.block_m, bn=tiled.block_n,
-                          t_r=-(-v["N"] // tiled.block_m), kv=f"{kv:,}", total=human_bytes(tiled.hbm_bytes)))
+                          t_r=tiled.t_r, kv=f"{kv:,}", total=human_bytes(tiled.hbm_bytes)))
             st.markdown(tiling_text(tiled, chip.sram_bytes))
 
 

@@ -103,11 +103,9 @@ def formulas(state: PageState, surf, start, opts: tuple, names: dict, ends: dict
 
 
 def main() -> None:
-    state = PageState(PAGE, SCHEMA)
-    with state.frame(t("opt.title"), t("opt.intro")):
-        section = state.widget("section", label_visibility="collapsed")
-        {"paths": paths_section, "momentum": momentum_section, "schedules": schedules_section,
-         "memory": memory_section}[section](state)
+    PageState(PAGE, SCHEMA).sections(t("opt.title"), t("opt.intro"), {
+        "paths": paths_section, "momentum": momentum_section, "schedules": schedules_section,
+        "memory": memory_section})
 
 
 main()

@@ -82,12 +82,12 @@ class IOReport:
     @property
     def t_r(self) -> int:
         """Query (row) blocks: ⌈N/B_m⌉."""
-        return -(-self.N // self.block_m)
+        return _Grid.of(self).t_r
 
     @property
     def t_c(self) -> int:
         """Key/value (column) blocks: ⌈N/B_n⌉."""
-        return -(-self.N // self.block_n)
+        return _Grid.of(self).t_c
 
     @property
     def events_omitted(self) -> bool:
@@ -104,6 +104,10 @@ class _Grid:
     block_m: int
     block_n: int
     causal: bool
+
+    @classmethod
+    def of(cls, report: "IOReport") -> "_Grid":
+        return cls(report.N, report.d, report.block_m, report.block_n, report.causal)
 
     @property
     def t_r(self) -> int:
