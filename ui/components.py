@@ -32,8 +32,8 @@ def live_component(name: str, script: str, stylesheet: str, folder: Path = _HERE
 def in_fragment_rerun() -> bool:
     """True when only a fragment is rerunning: st.rerun(scope="fragment") raises in a full run.
 
-    Reads Streamlit's script-run context (not a public API); a playing live view (ui.live_run) and the
-    folds' animation need it to rerun only themselves with the next frames.
+    Reads Streamlit's script-run context (not a public API); the generalisation lab's folds animation
+    (labs/generalization/cv_view.py) needs it to advance only on its own timer's reruns.
     """
     ctx = get_script_run_ctx()
     return bool(ctx and ctx.fragment_ids_this_run)

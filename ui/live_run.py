@@ -3,8 +3,9 @@
 The page builds a model and a Player for it (keyed by the settings that define the run) and calls
 live_view(); the player trains on its own thread, and this fragment shows the newest frames each time
 it reruns: while playing, each time the browser asks for more (ui/live_common.js), so the pace of
-updates is the browser's and the pace of training the player's. Buttons act on the player; Step, Reset and a run that stops on its own rerun the whole page
-so every part of it (curves, metrics, messages) follows.
+updates is the browser's and the pace of training the player's. Buttons act on the player; Step, Reset
+and a run that stops on its own rerun the whole page so every part of it (curves, metrics, messages)
+follows.
 """
 from __future__ import annotations
 
