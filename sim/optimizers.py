@@ -12,7 +12,7 @@ eigenvalues are complex (the path spirals) for β above the critical damping (1 
 
 A step's arithmetic is done on Python floats, two coordinates at a time: for a 2-vector that is several
 times faster than NumPy's per-call overhead (8 optimisers × 500 steps cost a few milliseconds).
-NumPy only; no torch.
+NumPy only; no torch (the Muon training comparison, with torch, is sim/muon.py).
 """
 from __future__ import annotations
 
@@ -467,4 +467,85 @@ def schedule(name: str, steps: int, lr: float, warmup: int = 0, floor: float = 0
         out = lr + r * (floor - lr)
     ramp = t < warmup
     out[ramp] = lr * (t[ramp] + 1.0) / (warmup + 1.0)
+    return out
+
+
+def low_rank_matrix(rows: int, cols: int, rank: int, noise: float, seed: int = 0) -> np.ndarray:
+    """A stand-in for a momentum matrix, shape (rows, cols): a sum of `rank` outer products u vᵀ with standard
+    normal u, v, their sizes 1, ½, ⅓, … (a gradient's few dominant directions), plus N(0, noise²) entries."""
+    if min(rows, cols, rank) < 1 or noise < 0:
+        raise ValueError(f"rows, cols, rank must be ≥ 1 and noise ≥ 0, got {rows}, {cols}, {rank}, {noise}")
+    rng = np.random.default_rng(seed)
+    u, v = rng.standard_normal((rows, rank)), rng.standard_normal((rank, cols))
+    return (u / np.arange(1, rank + 1)) @ v + noise * rng.standard_normal((rows, cols))
+
+
+def ns_spectrum(G: np.ndarray, steps: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """For each Newton–Schulz iterate X₀ … X_steps of G: its singular values, shape (steps + 1, min(G.shape)),
+    largest first, and its distance from orthogonal ‖XXᵀ − I‖_F (XᵀX for a tall G: the Gram matrix of the
+    shorter side, which is I when every singular value is 1), shape (steps + 1,)."""
+    xs = newton_schulz_steps(G, steps)
+    sv = np.array([np.linalg.svd(x, compute_uv=False) for x in xs])
+    gram = [x @ x.T if x.shape[0] <= x.shape[1] else x.T @ x for x in xs]
+    err = np.array([np.linalg.norm(g - np.eye(len(g))) for g in gram])
+    return sv, err
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Adam's L2 against AdamW's decoupled weight decay
+
+
+def scaled_quadratic(scale: float) -> Surface:
+    """½(s²(x − 1)² + (y − 1)²/s²): a linear model's loss with two features of scales s and 1/s (s = scale), so
+    the gradients along x are s² times those along y at the same distance; minimum (1, 1), start (0, 0)."""
+    if not scale >= 1.0:
+        raise ValueError(f"scale must be ≥ 1, got {scale}")
+    a, b = scale * scale, 1.0 / (scale * scale)
+
+    def f(x, y):
+        return 0.5 * (a * (x - 1.0) ** 2 + b * (y - 1.0) ** 2)
+
+    def df(x, y):
+        return a * (x - 1.0), b * (y - 1.0)
+
+    return Surface("scaled", f, df, ((-0.5, 1.5), (-0.5, 1.5)), (0.0, 0.0), (1.0, 1.0))
+
+
+def decay_parts(optimizer: str, records: list[dict], lr: float, weight_decay: float, beta1: float = 0.9,
+                eps: float = 1e-8) -> np.ndarray:
+    """The part of each step that the weight decay term made, per parameter, shape (steps, 2): how far it moved
+    each weight towards 0, from a `trace` of "adam" (L2) or "adamw".
+
+    AdamW: η·λ·θ_{t−1}, the decoupled shrink. Adam + L2: λθ enters the gradient, so (m being linear in the
+    gradients) m_t splits exactly into the gradients' part and the decay's part m^λ_t = β₁m^λ_{t−1} + (1 −
+    β₁)λθ_{t−1}; the decay's share of the step is η·m̂^λ_t/(√v̂_t + ε) with the run's own v̂_t (the L2 term
+    included)."""
+    if optimizer not in ("adam", "adamw"):
+        raise ValueError(f"decay_parts is for adam or adamw, got {optimizer!r}")
+    out, m = np.zeros((len(records), 2)), np.zeros(2)
+    for i, r in enumerate(records):
+        if optimizer == "adamw":
+            out[i] = lr * weight_decay * r["theta"]
+            continue
+        m = beta1 * m + (1.0 - beta1) * weight_decay * r["theta"]
+        out[i] = lr * (m / (1.0 - beta1 ** r["step"])) / (np.sqrt(r["state"]["v_hat"]) + eps)
+    return out
+
+
+def effective_decay(records: list[dict], parts: np.ndarray) -> np.ndarray:
+    """Per parameter, the average shrink per step as a share of the weight: Σ_t |decay part_t| / Σ_t |θ_{t−1}|,
+    shape (2,). AdamW: exactly η·λ for every parameter; Adam + L2: about η·λ/√v̂, small where gradients are large."""
+    theta = np.abs(np.array([r["theta"] for r in records]))
+    return np.abs(parts).sum(axis=0) / np.maximum(theta.sum(axis=0), 1e-300)
+
+
+def decay_comparison(scale: float, lr: float, weight_decay: float, steps: int) -> dict[str, dict]:
+    """Adam (L2 added to the gradient) and AdamW (decoupled), same η, λ and betas, on scaled_quadratic(scale)
+    from (0, 0): per optimiser "path" (steps + 1, 2), "parts" (steps, 2) from decay_parts and "effective" (2,)."""
+    surf, out = scaled_quadratic(scale), {}
+    for opt in ("adam", "adamw"):
+        rec = trace(opt, surf, None, steps, lr=lr, weight_decay=weight_decay)
+        parts = decay_parts(opt, rec, lr, weight_decay)
+        p = np.array([surf.start] + [r["theta_new"] for r in rec], dtype=np.float64)
+        out[opt] = {"path": p, "parts": parts, "effective": effective_decay(rec, parts)}
     return out

@@ -1,7 +1,8 @@
 """The optimisers lab engine (sim/optimizers.py), each part against an independent reference: torch.optim's
 optimisers stepped on the same surfaces written in torch (gradients by autograd), Lion's published rule and
-Muon's Newton–Schulz written out here, torch.optim.Muon's own orthogonalisation, the momentum theory by
-simulating the iteration, schedules by hand, gradients by central differences."""
+Muon's Newton–Schulz written out here, torch.optim.Muon's own orthogonalisation, the singular values by torch's SVD,
+the momentum theory by simulating the iteration, schedules by hand, gradients by central differences, and one
+Adam + L2 step and one AdamW step by hand."""
 import math
 import warnings
 
@@ -438,3 +439,116 @@ def test_wsd_warmup_stable_decay():
     np.testing.assert_allclose(s[16:], [1.0, 0.8, 0.6, 0.4, 0.2])
     d = O.schedule("wsd", 100, 1.0)  # decay over the last 20 %
     assert d[80] == 1.0 and d[-1] == pytest.approx(0.0) and d[90] < 1.0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Muon's matrix view: the singular values through Newton–Schulz, and the training comparison
+
+
+def test_low_rank_matrix_has_the_rank_asked_and_is_seeded():
+    G = O.low_rank_matrix(16, 32, 3, 0.0, seed=4)
+    assert G.shape == (16, 32) and np.linalg.matrix_rank(G) == 3
+    np.testing.assert_array_equal(O.low_rank_matrix(16, 32, 3, 0.1, 4), O.low_rank_matrix(16, 32, 3, 0.1, 4))
+    assert not np.array_equal(O.low_rank_matrix(16, 32, 3, 0.1, 4), O.low_rank_matrix(16, 32, 3, 0.1, 5))
+    with pytest.raises(ValueError):
+        O.low_rank_matrix(0, 4, 1, 0.1)
+
+
+@pytest.mark.parametrize("shape", [(16, 32), (32, 16), (24, 48), (4, 64)])
+def test_ns_spectrum_reaches_one_and_the_error_falls(shape):
+    G = O.low_rank_matrix(*shape, 2, 0.05, seed=0)  # the section's default matrix, and its transpose and others
+    sv, err = O.ns_spectrum(G, 5)
+    assert sv.shape == (6, min(shape)) and err.shape == (6,)
+    # independently: the iterates written out above, torch's SVD and the Gram matrix of the shorter side
+    X = G.T if shape[0] > shape[1] else G
+    X = X / np.linalg.norm(X)
+    for k in range(6):
+        Xk = newton_schulz_reference(G, k)
+        Xk = Xk.T if shape[0] > shape[1] else Xk
+        np.testing.assert_allclose(sv[k], torch.linalg.svdvals(torch.tensor(Xk)).numpy(), rtol=1e-9, atol=1e-12)
+        assert err[k] == pytest.approx(np.linalg.norm(Xk @ Xk.T - np.eye(len(Xk))), rel=1e-9)
+    assert sv[0].max() / sv[0].min() > 20  # a few strong directions: a wide spread before
+    assert sv[-1].min() >= 0.6 and sv[-1].max() <= 1.3  # ~1 after 5 steps
+    assert err[-1] < err[0] / 2 and sv[-1].max() / sv[-1].min() < 2
+
+
+def test_tiny_singular_values_stay_below_one_after_five_steps():
+    """What the page warns about: a rank-2 matrix without noise has σ ≈ 0 directions, which 5 steps cannot lift."""
+    sv, _ = O.ns_spectrum(O.low_rank_matrix(16, 32, 2, 0.0, seed=0), 5)
+    assert sv[-1][:2].min() > 0.6 and sv[-1][2:].max() < 1e-6
+
+
+def test_muon_training_comparison_is_seeded_and_both_losses_fall():
+    from sim.muon import compare
+
+    a, b = compare("moons", seed=3, steps=60), compare("moons", seed=3, steps=60)
+    for run in ("adamw", "muon"):
+        np.testing.assert_array_equal(a[run], b[run])  # deterministic for a seed
+        assert a[run].shape == (61,) and np.isfinite(a[run]).all()
+        assert a[run][-1] < 0.5 * a[run][0]
+    assert a["adamw"][0] == a["muon"][0]  # the same data and initial weights
+    assert not np.array_equal(a["adamw"], a["muon"])
+    assert not np.array_equal(compare("moons", seed=4, steps=5)["muon"], a["muon"][:6])
+
+
+def test_torch_muon_takes_only_matrices_as_the_comparison_assumes():
+    with pytest.raises(ValueError):
+        torch.optim.Muon([torch.zeros(4, requires_grad=True)])
+    torch.optim.Muon([torch.zeros(4, 4, requires_grad=True)])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Adam + L2 against AdamW's decoupled weight decay
+
+
+def test_one_adam_l2_step_and_one_adamw_step_by_hand():
+    surf, lr, lam, eps = O.scaled_quadratic(10.0), 0.01, 0.1, 1e-8
+    th = np.array([0.5, 2.0])
+    g = np.array([100.0 * (0.5 - 1.0), 0.01 * (2.0 - 1.0)])
+    # Adam + L2, first step: g' = g + λθ; m̂ = g', v̂ = g'² after bias correction; θ − η g'/(|g'| + ε)
+    gl = g + lam * th
+    rec = O.trace("adam", surf, th, 1, lr=lr, weight_decay=lam)[0]
+    np.testing.assert_allclose(rec["theta_new"], th - lr * gl / (np.abs(gl) + eps), rtol=1e-14)
+    np.testing.assert_allclose(rec["state"]["v_hat"], gl * gl, rtol=1e-12)
+    # AdamW, first step: θ(1 − ηλ) − η g/(|g| + ε), g without the decay
+    rec = O.trace("adamw", surf, th, 1, lr=lr, weight_decay=lam)[0]
+    np.testing.assert_allclose(rec["theta_new"], th * (1 - lr * lam) - lr * g / (np.abs(g) + eps), rtol=1e-14)
+
+
+@pytest.mark.parametrize("name", ["adam", "adamw"])
+def test_scaled_quadratic_runs_match_torch(name):
+    h = {**O.OPTIMIZERS[name], "lr": 0.01, "weight_decay": 0.1}
+
+    def f(p):
+        return 0.5 * (100.0 * (p[0] - 1) ** 2 + 0.01 * (p[1] - 1) ** 2)
+
+    ours = O.path(name, O.scaled_quadratic(10.0), None, 200, **h)
+    np.testing.assert_allclose(ours, torch_path(name, f, [0.0, 0.0], 200, h), rtol=1e-9, atol=1e-12)
+
+
+def test_decay_parts_split_the_adam_step_exactly():
+    surf, lr, lam, b1, eps = O.scaled_quadratic(10.0), 0.01, 0.1, 0.9, 1e-8
+    rec = O.trace("adam", surf, None, 300, lr=lr, weight_decay=lam)
+    parts = O.decay_parts("adam", rec, lr, lam)
+    m = np.zeros(2)
+    for r, d in zip(rec, parts):  # the gradients' own part, from the trace's gradient (L2 not in it)
+        m = b1 * m + (1 - b1) * r["grad"]
+        own = lr * m / (1 - b1 ** r["step"]) / (np.sqrt(r["state"]["v_hat"]) + eps)
+        np.testing.assert_allclose(-(own + d), r["update"], rtol=1e-9, atol=1e-15)
+    rec = O.trace("adamw", surf, None, 50, lr=lr, weight_decay=lam)
+    np.testing.assert_allclose(O.decay_parts("adamw", rec, lr, lam), lr * lam * np.array([r["theta"] for r in rec]))
+    with pytest.raises(ValueError):
+        O.decay_parts("sgd", rec, lr, lam)
+
+
+def test_adam_l2_decays_unevenly_and_adamw_evenly():
+    out = O.decay_comparison(10.0, 0.01, 0.1, 1000)  # the section's default
+    a, w = out["adam"]["effective"], out["adamw"]["effective"]
+    assert a[1] / a[0] > 100  # θ₂ (small gradients) decayed far more than θ₁ (large gradients)
+    assert a[0] < 0.1 * 0.01 * 0.1  # θ₁: under a tenth of ηλ
+    np.testing.assert_allclose(w, [0.01 * 0.1] * 2, rtol=1e-12)  # AdamW: ηλ for both, ratio 1
+    pa, pw = out["adam"]["path"], out["adamw"]["path"]
+    assert pa.shape == (1001, 2) and pa[-1][0] > 0.99 and pa[-1][1] < 0.2  # Adam + L2: θ₂ pulled far down
+    assert abs(pw[-1][0] - pw[-1][1]) < 1e-3  # AdamW: both shrink alike
+    same = O.decay_comparison(1.0, 0.01, 0.1, 500)["adam"]["effective"]
+    assert same[0] == pytest.approx(same[1])  # s = 1: no difference

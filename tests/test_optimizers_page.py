@@ -1,11 +1,12 @@
 """The optimiser lab: AppTest of every section in both languages, URL values, bad values, divergence and a
 widget fuzz; and the figure builders (sim/plots/optimizers.py) against the engine's own numbers."""
+import json
 import math
 import random
 
 import numpy as np
 import pytest
-from apptools import fuzz_widget, open_lab, schema_choices, texts
+from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
 
 from labs.optimizers.schema import PAGE as P
 from labs.optimizers.schema import SCHEMA, SECTIONS
@@ -17,7 +18,8 @@ from ui.i18n import catalogue
 PAGE = "labs/optimizers/page.py"
 EN, ZH = catalogue("en"), catalogue("zh")
 FIGURES = {"paths": ("opt.fig.paths", "opt.fig.loss"), "momentum": ("opt.fig.phase", "opt.fig.mom_path"),
-           "schedules": ("opt.fig.schedules",), "memory": ("opt.fig.state",)}
+           "schedules": ("opt.fig.schedules",), "memory": ("opt.fig.state",),
+           "muon": ("opt.fig.mu_sv", "opt.fig.mu_err"), "adamw": ("opt.fig.dec_weights", "opt.fig.dec_decay")}
 LABELS = {k: k for k in ("x", "y", "start", "minimum", "diverged", "play", "pause", "step", "loss")}
 
 
@@ -49,6 +51,12 @@ def test_every_section_in_both_languages(lang, section):
         assert all(cat[f"opt.sched.{s}.when"] in text for s in SCHEDULES)
     if section == "memory":
         assert "1,120 GB" in str(at.dataframe[1].value.to_dict()) and "420 GB" in text
+    if section == "muon":  # the spectrum at once, the training on a click
+        assert len(at.latex) == 1 and cat["opt.mu.why"] in text and cat["opt.mu.press"] in text
+        with pytest.raises(KeyError):
+            at.get_by_key("opt.fig.mu_train")
+    if section == "adamw":
+        assert len(at.latex) == 2 and cat["opt.dec.why"] in text
 
 
 def test_url_values_set_the_widgets():
@@ -162,6 +170,72 @@ def test_every_literal_key_exists_in_both_languages():
         assert not keys - set(cat)
 
 
+def test_muon_section_trains_both_networks_on_a_click():
+    from sim.muon import compare
+    from sim.optimizers import low_rank_matrix, ns_spectrum
+
+    at = page(section="muon", mu_rows="12", mu_cols="40", mu_rank="3", mu_seed="2", mu_data="moons",
+              mu_steps="50", mu_lr="0.02", mu_adam_lr="0.03")
+    assert not at.exception and not at.warning
+    sv, err = ns_spectrum(low_rank_matrix(12, 40, 3, 0.05, 2))
+    fig = json.loads(at.get_by_key("opt.fig.mu_sv").proto.spec)
+    assert f"{err[-1]:.3g}" in at.latex[0].value and f"{sv[-1].min():.3g}" in at.latex[0].value
+    assert len(fig["data"]) == 12 + 1  # one line per singular value of the 12 × 40 matrix, and σ = 1
+    at.button(key="opt.mu_run").click().run(timeout=60)
+    assert not at.exception and at.get_by_key("opt.fig.mu_train")
+    curves = compare("moons", 2, 50, 0.02, 0.03)
+    caption = next(c.value for c in at.caption if head("opt.mu.train_help") in c.value)
+    assert plots.fmt(curves["muon"][-1], 3) in caption and plots.fmt(curves["adamw"][-1], 3) in caption
+    at.slider(key="opt.mu_steps").set_value(100).run(timeout=60)  # trained once: a new setting retrains
+    assert not at.exception and at.get_by_key("opt.fig.mu_train") and EN["opt.mu.press"] not in texts(at)
+    assert at.query_params["mu_steps"] in ("100", ["100"])
+
+
+def test_muon_training_in_chinese():
+    """(AppTest formats a selectbox's options in English when a widget changes, so the Chinese page is opened
+    with the training already asked for in this session instead of clicking.)"""
+    from sim.muon import compare
+
+    at = open_app("zh").run()
+    at.session_state["_opt.mu_trained"] = True
+    at.query_params.update({"lang": "zh", "section": "muon", "mu_steps": "50", "mu_data": "xor"})
+    at.switch_page(PAGE).run(timeout=60)
+    assert not at.exception and not at.warning and at.get_by_key("opt.fig.mu_train")
+    curves = compare("xor", 0, 50, 0.05, 0.01)
+    caption = next(c.value for c in at.caption if head("opt.mu.train_help", ZH) in c.value)
+    assert plots.fmt(curves["muon"][-1], 3) in caption
+    names = [d["name"] for d in json.loads(at.get_by_key("opt.fig.mu_train").proto.spec)["data"]]
+    assert ZH["opt.mu.mixed"] in names and ZH["opt.mu.adamw_only"] in names
+
+
+def test_muon_section_warns_of_singular_values_left_small_and_rejects_bad_values():
+    at = page(section="muon", mu_rows="8", mu_cols="8", mu_noise="0")  # rank 2 in 8 × 8, no noise: 6 σ ≈ 0
+    assert not at.exception and len(at.warning) == 1 and head("opt.mu.not_reached") in at.warning[0].value
+    at = page(section="muon", mu_rows="1000", mu_lr="7", mu_data="bogus")
+    assert not at.exception and len(at.warning) == 3 and all(head("url.rejected") in w.value for w in at.warning)
+    assert at.slider(key="opt.mu_rows").value == 16
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_adamw_section_shows_the_measured_decays(lang):
+    from sim.optimizers import decay_comparison
+
+    cat = catalogue(lang)
+    at = page(lang, section="adamw", d_scale="30", d_lambda="0.3", d_lr="0.003", d_steps="500")
+    assert not at.exception and not at.warning
+    out = decay_comparison(30.0, 0.003, 0.3, 500)
+    a = out["adam"]["effective"]
+    text = texts(at)
+    assert f"{a[1] / a[0]:,.3g}" in text and plots.fmt(out["adamw"]["effective"][0], 3) in text
+    assert plots.fmt(out["adam"]["path"][-1][1], 3) in text
+    bars = json.loads(at.get_by_key("opt.fig.dec_decay").proto.spec)["data"]
+    assert bars[0]["name"] == cat["opt.dec.adam"] and bars[0]["x"][1] == cat["opt.dec.theta2"]
+    at = page(lang, section="adamw", d_scale="1")
+    assert not at.exception and [i.value for i in at.info if i.value == cat["opt.dec.same_scale"]]
+    at = page(lang, section="adamw", d_scale="5", d_steps="99999")
+    assert not at.exception and len(at.warning) == 2
+
+
 # ---------- the figure builders against the engine ----------
 def test_path_traces_are_the_engines_paths_and_frames_replay_them():
     surf = surface("quadratic", 10.0, 30.0)
@@ -245,6 +319,26 @@ def test_update_formulas_carry_the_traces_numbers():
         for v in rec["state"].values():
             if opt != "nesterov" or v is rec["state"]["buf"]:
                 assert plots.vec(v) in tex or opt == "nesterov", opt
+
+
+def test_muon_and_decay_figures_carry_the_engines_numbers():
+    from sim.optimizers import decay_comparison, low_rank_matrix, ns_spectrum
+
+    sv, err = ns_spectrum(low_rank_matrix(16, 32, 2, 0.05, 0))
+    fig = plots.singular_values_figure(sv, {"step": "s", "sigma": "σ", "one": "1"})
+    assert len(fig.data) == 17 and fig.layout.yaxis.type == "log"
+    np.testing.assert_allclose(fig.data[0].y, sv[:, 0])
+    fig = plots.orthogonality_figure(err, plots.spread(sv), {"step": "s", "error": "e", "spread": "r"})
+    np.testing.assert_allclose(fig.data[0].y, err)
+    np.testing.assert_allclose(fig.data[1].y, sv.max(axis=1) / sv.min(axis=1))
+    out = decay_comparison(10.0, 0.01, 0.1, 200)
+    lab = {"step": "s", "weight": "w", "theta1": "a", "theta2": "b", "target": "t", "decay": "d", "reference": "r"}
+    fig = plots.weights_figure({o: r["path"] for o, r in out.items()}, {"adam": "A", "adamw": "W"}, lab)
+    np.testing.assert_allclose(fig.data[1].y, out["adam"]["path"][:, 1])
+    assert fig.data[2].line.color == plots.COLOURS["adamw"]
+    fig = plots.decay_figure({o: r["effective"] for o, r in out.items()}, {"adam": "A", "adamw": "W"}, lab, 1e-3)
+    np.testing.assert_allclose(fig.data[0].y, out["adam"]["effective"])
+    assert list(fig.data[2].y) == [1e-3, 1e-3]
 
 
 def test_momentum_formulas_and_steps():

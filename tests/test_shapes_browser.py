@@ -46,7 +46,8 @@ def test_flow_diagram_is_drawn_with_the_notes_chain(server, page):
     assert pixels.std() > 20
     body = page.locator('[data-testid="stMain"]').inner_text()
     assert "[2, 4, 5, 5]" in body and "[2, 5, 4, 2]" in body
-    assert page.locator('[data-testid="stDataFrame"]').count() == 1
+    # the step table, and the training-memory table with the article's 70 B example beside it
+    assert page.locator('[data-testid="stDataFrame"]').count() == 3
 
 
 def test_typing_sizes_redraws_and_a_bad_combination_gets_a_message(server, page):

@@ -1,9 +1,12 @@
-"""Optimiser lab: optimisers racing on 2-D surfaces, momentum's theory, learning-rate schedules, state memory."""
+"""Optimiser lab: optimisers racing on 2-D surfaces, momentum's theory, learning-rate schedules, state memory,
+Muon's orthogonalisation and Adam's L2 against AdamW's decoupled weight decay."""
 import streamlit as st
 
 from sim.optimizers import OPTIMIZERS, SURFACES, diverged_at, path, surface, trace
 from sim.plots.optimizers import loss_figure, losses, paths_figure, update_latex
 from ui.i18n import t
+from labs.optimizers.decay import decay_section
+from labs.optimizers.muon import muon_section
 from labs.optimizers.schema import HYPER, PAGE, SCHEMA
 from labs.optimizers.views import bounded, memory_section, momentum_section, opt_names, schedules_section
 from ui.urlstate import PageState, set_values
@@ -105,7 +108,7 @@ def formulas(state: PageState, surf, start, opts: tuple, names: dict, ends: dict
 def main() -> None:
     PageState(PAGE, SCHEMA).sections(t("opt.title"), t("opt.intro"), {
         "paths": paths_section, "momentum": momentum_section, "schedules": schedules_section,
-        "memory": memory_section})
+        "memory": memory_section, "muon": muon_section, "adamw": decay_section})
 
 
 main()

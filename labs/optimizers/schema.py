@@ -1,12 +1,15 @@
 """URL/widget schema of the optimiser lab: the race's surface, start and optimisers (each with its own learning
-rate and betas), the momentum theory's α and β, the schedules' steps, and the memory section's model size."""
+rate and betas), the momentum theory's α and β, the schedules' steps, the memory section's model size, Muon's
+matrix and training comparison, and the Adam-against-AdamW problem."""
 from sim.optimizers import OPTIMIZERS, SURFACES
 from ui.schema import Param
 
 LRS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 10.0)
 BETA2S = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999)
 DECAYS = (0.0, 1e-3, 0.01, 0.03, 0.1, 0.3, 1.0)
-SECTIONS = ("paths", "momentum", "schedules", "memory")
+SECTIONS = ("paths", "momentum", "schedules", "memory", "muon", "adamw")
+MU_DATA = ("spiral", "moons", "circle", "xor")
+MU_MAX_STEPS = 600  # two trainings of 600 full-batch steps: about 2 s on one core
 START_LIMIT = 10.0  # |x|, |y| a URL may give; the page holds the start to the chosen surface's bounds
 
 
@@ -59,4 +62,19 @@ SCHEMA = [
     Param("s_decay", "float", 0.8, lo=0.1, hi=0.95, step=0.05),  # WSD: the share of steps before the decay
     # memory
     Param("billions", "float", 70.0, lo=0.001, hi=10_000.0, step=1.0),  # model size, billions of parameters
+    # Muon: the momentum matrix (low rank + noise) and the training comparison
+    Param("mu_rows", "int", 16, lo=2, hi=64, step=1),
+    Param("mu_cols", "int", 32, lo=2, hi=64, step=1),
+    Param("mu_rank", "int", 2, lo=1, hi=8, step=1),
+    Param("mu_noise", "float", 0.05, lo=0.0, hi=1.0, step=0.01),
+    Param("mu_seed", "int", 0, lo=0, hi=999_999, step=1),
+    Param("mu_data", "choice", "spiral", choices=MU_DATA),
+    Param("mu_steps", "int", 300, lo=50, hi=MU_MAX_STEPS, step=50),
+    Param("mu_lr", "choice", 0.05, choices=(0.005, 0.01, 0.02, 0.05, 0.1, 0.2)),  # Muon's, on the hidden matrix
+    Param("mu_adam_lr", "choice", 0.01, choices=(1e-3, 3e-3, 0.01, 0.03, 0.1)),  # AdamW's, on the rest
+    # Adam + L2 against AdamW: feature scale, weight decay, learning rate, steps
+    Param("d_scale", "choice", 10.0, choices=(1.0, 3.0, 10.0, 30.0)),
+    Param("d_lambda", "choice", 0.1, choices=(0.01, 0.03, 0.1, 0.3)),
+    Param("d_lr", "choice", 0.01, choices=(1e-3, 3e-3, 0.01, 0.03, 0.1)),
+    Param("d_steps", "int", 1000, lo=100, hi=3000, step=100),
 ]

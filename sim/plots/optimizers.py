@@ -1,5 +1,6 @@
 """Figures of the optimiser lab: paths racing on a 2-D surface (animated in the browser with Plotly frames),
-loss against steps, the momentum phase diagram, learning-rate schedules and optimiser-state memory.
+loss against steps, the momentum phase diagram, learning-rate schedules, optimiser-state memory, Muon's
+Newton–Schulz spectrum, and Adam's L2 against AdamW's decoupled weight decay.
 
 Built from plain arrays and the engine's Surface (its .value, .bounds, .minimum); no torch.
 """
@@ -15,7 +16,7 @@ from sim.plots.palette import (ALARM, AMBER, BLUE, BROWN, GOOD, GREEN, GUIDE, IN
                                tint)
 
 COLOURS = {"sgd": RED, "momentum": ORANGE, "nesterov": AMBER, "adagrad": BROWN, "rmsprop": PURPLE, "adam": BLUE,
-           "adamw": GREEN, "lion": INK}
+           "adamw": GREEN, "lion": INK, "muon": PURPLE}
 HEIGHT = 460
 MAX_FRAMES = 60  # animation frames of the path figure (steps are sampled evenly beyond that)
 CONTOUR_SCALE = [[0.0, WHITE], [1.0, tint(GUIDE, 0.75)]]  # greys only, so no path colour is in the background
@@ -306,3 +307,80 @@ def momentum_latex(alpha: float, beta: float, kappa: float, optimum: tuple[float
                  rf"\frac{{\kappa - 1}}{{\kappa + 1}} = {fmt(gd_best)}",
         "now": rf"\rho(\alpha, \beta) = {fmt(rates[0])},\quad \rho(\alpha, 0) = {fmt(rates[1])}",
     }
+
+
+def singular_values_figure(sv: np.ndarray, labels: dict) -> go.Figure:
+    """Singular values of each Newton–Schulz iterate: sv[k] (largest first) at step k, one line per singular
+    value's rank, on a log axis, with 1 (orthogonal) marked. labels: step, sigma, one."""
+    sv = np.asarray(sv, dtype=float)
+    steps = np.arange(len(sv))
+    fig = go.Figure()
+    for i in range(sv.shape[1]):
+        share = 1.0 - 0.6 * i / max(1, sv.shape[1] - 1)  # the largest darkest
+        fig.add_trace(go.Scatter(x=steps, y=sv[:, i], mode="lines+markers", showlegend=False,
+                                 line=dict(color=tint(BLUE, share), width=1.5), marker=dict(size=5),
+                                 hovertemplate=f"σ{i + 1}<br>%{{x}}: %{{y:.3g}}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[steps[0], steps[-1]], y=[1.0, 1.0], mode="lines", name=labels["one"],
+                             line=dict(color=GOOD, width=2, dash="dash"), hoverinfo="skip"))
+    compact_layout(fig, labels["step"], labels["sigma"], 380)
+    fig.update_xaxes(dtick=1)
+    fig.update_yaxes(type="log", exponentformat="power")
+    return fig
+
+
+def orthogonality_figure(err: np.ndarray, spread: np.ndarray, labels: dict) -> go.Figure:
+    """Per Newton–Schulz step: ‖XXᵀ − I‖_F and the singular values' spread σ_max/σ_min (both 0 / 1 when X
+    is orthogonal), on a log axis. labels: step, error, spread."""
+    steps = np.arange(len(err))
+    fig = go.Figure()
+    for y, name, col in ((err, labels["error"], ORANGE), (spread, labels["spread"], BLUE)):
+        fig.add_trace(go.Scatter(x=steps, y=np.asarray(y, dtype=float), mode="lines+markers", name=name,
+                                 line=dict(color=col, width=2),
+                                 hovertemplate=f"{name}<br>%{{x}}: %{{y:.3g}}<extra></extra>"))
+    compact_layout(fig, labels["step"], None, 380)
+    fig.update_xaxes(dtick=1)
+    fig.update_yaxes(type="log", exponentformat="power")
+    return fig
+
+
+def weights_figure(paths: dict[str, np.ndarray], names: dict[str, str], labels: dict) -> go.Figure:
+    """Each weight against the step: θ₁ solid, θ₂ dashed, one colour per optimiser; 1 (the loss's minimum,
+    no decay) marked. labels: step, weight, theta1, theta2, target."""
+    fig = go.Figure()
+    steps = 0
+    for name, p in paths.items():
+        p = np.asarray(p, dtype=float)
+        steps = max(steps, len(p) - 1)
+        for j, dash in ((0, None), (1, "dash")):
+            label = f"{names[name]}: {labels[f'theta{j + 1}']}"
+            fig.add_trace(go.Scatter(x=np.arange(len(p)), y=p[:, j], mode="lines", name=label,
+                                     line=dict(color=colour(name), width=2.5, dash=dash),
+                                     hovertemplate=f"{label}<br>%{{x}}: %{{y:.4g}}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[0, steps], y=[1.0, 1.0], mode="lines", name=labels["target"],
+                             line=dict(color=GUIDE, width=1.5, dash="dot"), hoverinfo="skip"))
+    return compact_layout(fig, labels["step"], labels["weight"], 400)
+
+
+def decay_figure(effective: dict[str, np.ndarray], names: dict[str, str], labels: dict, reference: float) -> go.Figure:
+    """The effective weight decay per step of each parameter under each optimiser (grouped bars, log axis), and
+    η·λ (what AdamW gives every parameter) as a line. labels: theta1, theta2, decay, reference."""
+    params = [labels["theta1"], labels["theta2"]]
+    fig = go.Figure()
+    for name, eff in effective.items():
+        eff = np.asarray(eff, dtype=float)
+        fig.add_trace(go.Bar(x=params, y=eff, name=names[name], marker_color=colour(name),
+                             text=[f"{v:.2g}" for v in eff], textposition="outside",
+                             hovertemplate=f"{names[name]}<br>%{{x}}: %{{y:.3g}}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=params, y=[reference, reference], mode="lines", name=labels["reference"],
+                             line=dict(color=INK, width=1.5, dash="dot"), hoverinfo="skip"))
+    compact_layout(fig, None, labels["decay"], 400)
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(type="log", exponentformat="power")
+    return fig
+
+
+def spread(sv: np.ndarray) -> np.ndarray:
+    """σ_max/σ_min of each row of singular values (inf where σ_min is 0)."""
+    sv = np.asarray(sv, dtype=float)
+    with np.errstate(divide="ignore"):
+        return sv.max(axis=1) / sv.min(axis=1)

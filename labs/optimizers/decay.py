@@ -1,0 +1,51 @@
+"""The optimiser lab's Adam-against-AdamW section: L2 added to Adam's gradient against AdamW's decoupled weight
+decay, on a loss whose two parameters have gradients of very different sizes."""
+import streamlit as st
+
+from sim.optimizers import decay_comparison
+from sim.plots.optimizers import decay_figure, fmt, weights_figure
+from ui.i18n import t
+from ui.urlstate import PageState
+
+RULES = (r"\begin{aligned}\text{Adam + L2:}\quad g_t &\leftarrow \nabla L(\theta_{t-1}) + \lambda\theta_{t-1},\quad "
+         r"\theta_t = \theta_{t-1} - \eta\,\hat m_t / (\sqrt{\hat v_t} + \epsilon)"
+         r"\ \Rightarrow\ \text{decay} \approx \eta\lambda\theta_{t-1} / \sqrt{\hat v_t} \\ "
+         r"\text{AdamW:}\quad \theta_t &= (1 - \eta\lambda)\,\theta_{t-1} - \eta\,\hat m_t / (\sqrt{\hat v_t} + "
+         r"\epsilon)\ \Rightarrow\ \text{decay} = \eta\lambda\theta_{t-1}\end{aligned}")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def runs(scale: float, lr: float, weight_decay: float, steps: int) -> dict:
+    return decay_comparison(scale, lr, weight_decay, steps)
+
+
+def decay_section(state: PageState) -> None:
+    st.markdown(t("opt.dec.intro"))
+    c1, c2, c3, c4 = st.columns(4)
+    scale = state.widget("d_scale", container=c1, help=t("opt.d_scale.help"))
+    lam = state.widget("d_lambda", container=c2)
+    lr = state.widget("d_lr", container=c3)
+    steps = state.widget("d_steps", container=c4)
+    st.latex(rf"L(\theta) = \tfrac12\big(s^2(\theta_1 - 1)^2 + (\theta_2 - 1)^2 / s^2\big),\quad s = {fmt(scale)}")
+    st.latex(RULES)
+    out = runs(scale, lr, lam, steps)
+    names = {"adam": t("opt.dec.adam"), "adamw": t("opt.opts.adamw")}
+    lab = {"step": t("opt.fig.step"), "weight": t("opt.dec.weight"), "theta1": t("opt.dec.theta1"),
+           "theta2": t("opt.dec.theta2"), "target": t("opt.dec.target"), "decay": t("opt.dec.decay"),
+           "reference": t("opt.dec.reference", ref=fmt(lr * lam))}
+    left, right = st.columns(2)
+    left.plotly_chart(weights_figure({o: r["path"] for o, r in out.items()}, names, lab), key="opt.fig.dec_weights",
+                      config={"displayModeBar": False})
+    left.caption(t("opt.dec.weights_help"))
+    right.plotly_chart(decay_figure({o: r["effective"] for o, r in out.items()}, names, lab, lr * lam),
+                       key="opt.fig.dec_decay", config={"displayModeBar": False})
+    right.caption(t("opt.dec.decay_help"))
+    a, w = out["adam"], out["adamw"]
+    ratio = a["effective"].max() / max(a["effective"].min(), 1e-300)
+    st.markdown(t("opt.dec.numbers", a1=fmt(a["effective"][0], 3), a2=fmt(a["effective"][1], 3),
+                  ratio=f"{ratio:,.3g}", w=fmt(w["effective"][0], 3), ref=fmt(lr * lam)))
+    st.markdown(t("opt.dec.ends", a1=fmt(a["path"][-1][0], 3), a2=fmt(a["path"][-1][1], 3),
+                  w1=fmt(w["path"][-1][0], 3), w2=fmt(w["path"][-1][1], 3)))
+    if scale == 1.0:
+        st.info(t("opt.dec.same_scale"), icon=":material/info:")
+    st.markdown(t("opt.dec.why"))

@@ -1,0 +1,87 @@
+"""The optimiser lab's Muon section: a momentum matrix's singular values through the Newton–Schulz iteration, and
+Muon (hidden matrix) + AdamW (the rest) against AdamW alone training the same small network."""
+import numpy as np
+import streamlit as st
+
+from sim.optimizers import NS_COEFFICIENTS, low_rank_matrix, ns_spectrum
+from sim.plots.optimizers import fmt, loss_figure, orthogonality_figure, singular_values_figure, spread
+from ui.i18n import t
+from ui.urlstate import PageState
+
+ss = st.session_state
+NS_STEPS = 5
+TRAINED = "_opt.mu_trained"  # this session pressed "train" once: later setting changes retrain (cached)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def spectrum(rows: int, cols: int, rank: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    return ns_spectrum(low_rank_matrix(rows, cols, rank, noise, seed), NS_STEPS)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def training(dataset: str, seed: int, steps: int, muon_lr: float, adam_lr: float) -> dict:
+    from sim.muon import compare  # torch: loaded only when this section trains
+    from sim.threads import configure_threads
+
+    configure_threads()
+    return compare(dataset, seed, steps, muon_lr, adam_lr)
+
+
+def ns_latex(sv: np.ndarray, err: np.ndarray) -> str:
+    a, b, c = NS_COEFFICIENTS
+    return (r"\begin{aligned}X_0 &= M / \lVert M\rVert_F,\qquad X_{k+1} = aX_k + (bA_k + cA_k^2)X_k,\quad "
+            rf"A_k = X_kX_k^\top,\quad (a, b, c) = ({a}, {fmt(b)}, {c}) \\ "
+            rf"\sigma(X_0) &\in [{fmt(sv[0].min(), 3)},\ {fmt(sv[0].max(), 3)}],\quad "
+            rf"\lVert X_0X_0^\top - I\rVert_F = {fmt(err[0], 3)} \\ "
+            rf"\sigma(X_{NS_STEPS}) &\in [{fmt(sv[-1].min(), 3)},\ {fmt(sv[-1].max(), 3)}],\quad "
+            rf"\lVert X_{NS_STEPS}X_{NS_STEPS}^\top - I\rVert_F = {fmt(err[-1], 3)}\end{{aligned}}")
+
+
+def muon_section(state: PageState) -> None:
+    st.markdown(t("opt.mu.intro"))
+    c = st.columns(5)
+    rows, cols, rank = (state.widget(n, container=c[i]) for i, n in enumerate(("mu_rows", "mu_cols", "mu_rank")))
+    noise = state.widget("mu_noise", container=c[3], help=t("opt.mu_noise.help"))
+    seed = state.widget("mu_seed", container=c[4])
+    if rank > min(rows, cols):
+        st.info(t("opt.mu.rank_capped", rank=rank, most=min(rows, cols)), icon=":material/info:")
+    sv, err = spectrum(rows, cols, rank, noise, seed)
+    lab = {"step": t("opt.mu.ns_step"), "sigma": t("opt.mu.sigma"), "one": t("opt.mu.one"),
+           "error": t("opt.mu.error"), "spread": t("opt.mu.spread")}
+    left, right = st.columns(2)
+    left.plotly_chart(singular_values_figure(sv, lab), key="opt.fig.mu_sv", config={"displayModeBar": False})
+    left.caption(t("opt.mu.sv_help", n=sv.shape[1]))
+    right.plotly_chart(orthogonality_figure(err, spread(sv), lab), key="opt.fig.mu_err",
+                       config={"displayModeBar": False})
+    right.caption(t("opt.mu.err_help"))
+    st.latex(ns_latex(sv, err))
+    low = int((sv[-1] < 0.6).sum())
+    if low:
+        st.warning(t("opt.mu.not_reached", n=low), icon=":material/warning:")
+    st.markdown(t("opt.mu.why"))
+    training_part(state)
+
+
+def training_part(state: PageState) -> None:
+    st.subheader(t("opt.mu.train"))
+    st.markdown(t("opt.mu.train_intro"))
+    c1, c2, c3, c4 = st.columns(4)
+    dataset = state.widget("mu_data", container=c1)
+    steps = state.widget("mu_steps", container=c2)
+    muon_lr = state.widget("mu_lr", container=c3)
+    adam_lr = state.widget("mu_adam_lr", container=c4)
+    if st.button(t("opt.mu.run"), key="opt.mu_run", icon=":material/play_arrow:"):
+        ss[TRAINED] = True
+    if not ss.get(TRAINED):
+        st.info(t("opt.mu.press"), icon=":material/info:")
+        return
+    with st.spinner(t("opt.mu.training")):
+        curves = training(dataset, state.values["mu_seed"], steps, muon_lr, adam_lr)
+    names = {"adamw": t("opt.mu.adamw_only"), "muon": t("opt.mu.mixed")}
+    bad = [names[k] for k, v in curves.items() if not np.isfinite(v).all()]
+    if bad:
+        st.warning(t("opt.mu.nan", names=", ".join(bad)), icon=":material/trending_up:")
+    lab = {"step": t("opt.fig.step"), "loss": t("opt.mu.loss"), "diverged": t("opt.fig.diverged")}
+    st.plotly_chart(loss_figure(curves, names, lab), key="opt.fig.mu_train", config={"displayModeBar": False})
+    st.caption(t("opt.mu.train_help", adamw=fmt(curves["adamw"][-1], 3), muon=fmt(curves["muon"][-1], 3),
+                 start=fmt(curves["adamw"][0], 3)))
