@@ -81,13 +81,13 @@ def attention(args: argparse.Namespace) -> None:
     runs = {"train": [trainer], "compare": [lab_trainer(compare_task, 1, 2, 32, 3e-3, 0, causal) for causal in
                                             (True, False)]}
     for kind, trainers in runs.items():
-        def frame(kind: str = kind, trainers: list = trainers) -> None:
+        def one_frame(kind: str = kind, trainers: list = trainers) -> None:
             for tr in trainers:
                 tr.step(2)
             json.dumps(live_frame(kind, [tr.view(probe) for tr in trainers], labels))
 
-        ms = best_seconds(frame, args.repeats) * 1e3
-        cpu_ms = best_seconds(frame, args.repeats, time.process_time) * 1e3
+        ms = best_seconds(one_frame, args.repeats) * 1e3
+        cpu_ms = best_seconds(one_frame, args.repeats, time.process_time) * 1e3
         print(json.dumps({"bench": "attention", "case": f"live_frame_{kind}_2_steps", "frame_ms": round(ms, 1),
                           "frame_cpu_ms": round(cpu_ms, 1), "frames_per_s_bound": round(1e3 / ms, 1),
                           "target_fps": 10}))

@@ -27,13 +27,13 @@ def generalization(args: argparse.Namespace) -> None:
         """A live run's epochs/s, and one frame: 10 epochs, then what the page's snapshot draws, as JSON."""
         trainer.step(5)  # warm-up
 
-        def frame() -> None:
+        def one_frame() -> None:
             trainer.step(10)
             json.dumps(draw(trainer))
 
         rates = {key: round(args.epochs / best_seconds(lambda: trainer.step(args.epochs), args.repeats, clock), 1)
                  for key, clock in (("epochs_per_s", time.perf_counter), ("epochs_per_cpu_s", time.process_time))}
-        frame_ms = best_seconds(frame, args.repeats) * 1e3
+        frame_ms = best_seconds(one_frame, args.repeats) * 1e3
         # the page trains ~60 ms per fragment rerun, 10 epochs and one frame at a time, up to 4 frames
         print(json.dumps({"bench": "generalization", "case": f"live_{case}", **rates, "frame_10_epochs_ms":
                           round(frame_ms, 2), "frames_per_s_of_compute": round(1e3 / frame_ms, 1)}))

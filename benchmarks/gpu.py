@@ -26,8 +26,8 @@ def gpu_page(args: argparse.Namespace) -> None:
     L2), each view's figures as JSON, and the animation's payload."""
     import plotly.io as pio
 
-    from sim.gpu.memsim import GPUS, attention_io, roofline
-    from sim.gpu.sweeps import Chip, l2_affordable, n_sweep, sram_sweep
+    from sim.gpu.memsim import GPUS, IOReport, roofline
+    from sim.gpu.sweeps import Chip, io_report, lab_reports, n_sweep, sram_sweep
     from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
     from sim.plots.memsim_anim import animation_payload
 
@@ -39,32 +39,27 @@ def gpu_page(args: argparse.Namespace) -> None:
     for name, (N, B, H, elem) in configs.items():
         config = {"batch_heads": B * H, "dtype_bytes": elem, "causal": False, "block_m": None, "block_n": None}
 
-        def summary() -> dict:
-            reports = {}
-            for algo in ("naive", "tiled"):
-                kw = {**config, "sram_bytes": chip.sram_bytes, "n_sm": chip.n_sm, "max_events": 0}
-                reports[algo] = attention_io(algo, N, 64, **kw)
-                if l2_affordable(algo, N, 64, config, chip):
-                    reports[f"{algo}_l2"] = attention_io(algo, N, 64, **kw | {"l2_bytes": chip.l2_bytes})
-            return reports
+        def all_reports() -> dict:  # what the page summarises (sim.gpu.sweeps.lab_reports, uncached)
+            lab = lab_reports(N, 64, config, chip)
+            return {**{a: r for a, r in lab.two_level.items() if isinstance(r, IOReport)},
+                    **{f"{a}_l2": r for a, r in lab.with_l2.items() if r}}
 
-        def sweeps() -> None:
+        def sweep_figures() -> None:
             points = n_sweep(sorted({*(2**k for k in range(8, 18)), N}), 64, config, chip)
             sram = sram_sweep([2**k * 1024 for k in range(2, 11)], N, 64, B * H, elem, False)
             pio.to_json(bytes_vs_n_figure(points, labels))
             pio.to_json(bytes_vs_sram_figure(sram, 1, labels))
 
         def roof() -> None:
-            points = {k: roofline(r, h200.hbm_bytes_per_s, h200.peak_flops) for k, r in summary().items()}
+            points = {k: roofline(r, h200.hbm_bytes_per_s, h200.peak_flops) for k, r in all_reports().items()}
             pio.to_json(roofline_figure(h200, points, labels))
 
         def animation() -> None:
-            report = attention_io("tiled", N, 64, dtype_bytes=elem, sram_bytes=chip.sram_bytes,
-                                  l2_bytes=chip.l2_bytes, n_sm=chip.n_sm)
-            json.dumps(animation_payload(report, labels))
+            json.dumps(animation_payload(io_report("tiled", N, 64, config, chip, True, animate=True), labels))
 
         row = {"bench": "gpu_page", "config": name, "N": N, "B": B, "H": H}
-        for part, fn in (("summary", summary), ("sweeps", sweeps), ("roofline", roof), ("animation", animation)):
+        for part, fn in (("summary", all_reports), ("sweeps", sweep_figures), ("roofline", roof),
+                         ("animation", animation)):
             row[f"{part}_ms"] = round(best_seconds(fn, min(args.repeats, 3)) * 1e3, 1)
         print(json.dumps(row | {"target_ms": 300}))
 

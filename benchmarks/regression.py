@@ -63,11 +63,10 @@ def regression(args: argparse.Namespace) -> None:
         background = reg.path_background(run)  # once, when the page builds the run
         epoch_ms = best_seconds(lambda: run.step(1), args.repeats) * 1e3
 
-        def frame():  # the page's frame() less its two translated strings; show_frames sends it as JSON
-            return json.dumps({"epoch": run.epoch, "caption": "",
-                               "panels": plots.live_panels(run, data, background, labels)})
+        def one_frame():  # what the page's snapshot builds (its caption aside), sent as JSON by show_frames
+            return json.dumps(plots.live_frame(run, data, background, labels, ""))
 
-        frame_ms = best_seconds(frame, args.repeats) * 1e3
+        frame_ms = best_seconds(one_frame, args.repeats) * 1e3
         print(json.dumps({"bench": "regression", "live": name, "epoch_ms": round(epoch_ms, 3),
-                          "frame_build_ms": round(frame_ms, 3), "frame_kB": round(len(frame()) / 1e3, 1),
+                          "frame_build_ms": round(frame_ms, 3), "frame_kB": round(len(one_frame()) / 1e3, 1),
                           "server_frames_per_s_at_1_epoch_per_frame": round(1e3 / (epoch_ms + frame_ms), 1)}))

@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from sim.gpu.memsim import GPUS, MAX_REPLAY, attention_io, replay_cost, roofline
-from sim.gpu.sweeps import Chip, l2_affordable, n_sweep, sram_sweep
+from sim.gpu.memsim import GPUS, MAX_REPLAY, MemsimError, attention_io, block_sizes, replay_cost, roofline
+from sim.gpu.sweeps import Chip, l2_affordable, lab_reports, n_sweep, sram_sweep
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 
 H200 = GPUS["H200"]
@@ -76,3 +76,26 @@ def test_figures_draw_what_they_are_given():
     line, ridge, point = fig.data
     assert ridge.x[0] == pytest.approx(H200.peak_flops / H200.hbm_bytes_per_s)
     assert max(line.y) == H200.peak_flops and point.y[0] == pytest.approx(roof.intensity * H200.hbm_bytes_per_s)
+
+
+def test_lab_reports_are_the_simulators_passes_with_errors_and_skipped_replays_kept_apart():
+    h200 = GPUS["H200"]
+    config = {"batch_heads": 16, "dtype_bytes": 2, "causal": False, "block_m": None, "block_n": None}
+    chip = Chip(64 * 1024, h200.l2_bytes, h200.n_sm)
+    lab = lab_reports(1024, 64, config, chip)
+    for algo in ("naive", "tiled"):
+        plain = attention_io(algo, 1024, 64, sram_bytes=chip.sram_bytes, n_sm=chip.n_sm, max_events=0, **config)
+        assert lab.two_level[algo].hbm_bytes == plain.hbm_bytes
+        with_l2 = attention_io(algo, 1024, 64, sram_bytes=chip.sram_bytes, n_sm=chip.n_sm, max_events=0,
+                               l2_bytes=chip.l2_bytes, **config)
+        assert lab.with_l2[algo].hbm_bytes == with_l2.hbm_bytes < plain.hbm_bytes
+    assert lab.l2_skipped == ()
+    # no L2 on the chip: none asked for; tiles that cannot fit the SRAM: the error, not an exception
+    assert lab_reports(1024, 64, config, Chip(64 * 1024, None, h200.n_sm)).with_l2 == {"naive": None, "tiled": None}
+    tiny = lab_reports(1024, 64, config | {"block_m": 128, "block_n": 128}, Chip(1024, h200.l2_bytes, h200.n_sm))
+    assert isinstance(tiny.two_level["tiled"], MemsimError) and tiny.with_l2["tiled"] is None
+    # a replay over MAX_REPLAY is skipped and named
+    big = config | {"batch_heads": 4096}
+    assert replay_cost("naive", 16384, 4096, *block_sizes("naive", 64, 2, None, None, chip.sram_bytes), chip.n_sm) \
+        > MAX_REPLAY
+    assert "naive" in lab_reports(16384, 64, big, chip).l2_skipped

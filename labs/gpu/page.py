@@ -3,8 +3,8 @@ import streamlit as st
 
 from sim.gpu.bench import PRESETS as BENCH_PRESETS
 from sim.gpu.measure import DTYPE_BYTES
-from sim.gpu.memsim import GPUS, MAX_EVENTS, IOReport, MemsimError, attention_io, gpu_for, roofline
-from sim.gpu.sweeps import Chip, SweepPoint, l2_affordable, n_sweep, sram_sweep
+from sim.gpu.memsim import GPUS, IOReport, MemsimError, gpu_for, roofline
+from sim.gpu.sweeps import Chip, SweepPoint, io_report, lab_reports, n_sweep, sram_sweep
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 from sim.plots.shapes import human_bytes, human_count
 from labs.gpu.course import roof_note, sram_correction, tiling_text
@@ -49,12 +49,8 @@ def io_config(v: dict) -> dict:
 
 @st.cache_data(max_entries=128, show_spinner=False)
 def simulate(algo: str, N: int, d: int, config: tuple, chip: Chip, l2: bool, animate: bool = False) -> IOReport:
-    """One report, with the L2 model when `l2`; `animate`: one (batch, head), with its events."""
-    kw = dict(config) | {"sram_bytes": chip.sram_bytes, "n_sm": chip.n_sm}
-    if animate:
-        kw["batch_heads"] = 1
-    return attention_io(algo, N, d, **kw, l2_bytes=chip.l2_bytes if l2 else None,
-                        max_events=MAX_EVENTS if animate else 0)
+    """sim.gpu.sweeps.io_report, cached per session-independent key (config as a tuple of items)."""
+    return io_report(algo, N, d, dict(config), chip, l2, animate)
 
 
 def error_text(e: MemsimError) -> str:
@@ -170,21 +166,16 @@ def main() -> None:
         chip = Chip(v["sram_kib"] * 1024, spec.l2_bytes if v["l2"] else None, spec.n_sm)
         config = io_config(v)
         key = tuple(config.items())
+        lab = lab_reports(v["N"], v["d"], config, chip, lambda algo, l2: simulate(algo, v["N"], v["d"], key, chip, l2))
         reports: dict[str, IOReport | None] = {}
-        for algo in ("naive", "tiled"):
-            try:
-                reports[algo] = simulate(algo, v["N"], v["d"], key, chip, False)
-            except MemsimError as e:
-                st.error(error_text(e), icon=":material/error:")
-                reports[algo] = None
-        with_l2 = {algo: None for algo in reports}
-        if v["l2"]:
-            for algo, r in reports.items():
-                if r and l2_affordable(algo, v["N"], v["d"], config, chip):
-                    with_l2[algo] = simulate(algo, v["N"], v["d"], key, chip, True)
-                elif r:
-                    st.info(t("gpu.l2_skipped", algo=t(f"gpu.algo.{algo}"), bh=config["batch_heads"]),
-                            icon=":material/hourglass_disabled:")
+        for algo, r in lab.two_level.items():
+            if isinstance(r, MemsimError):
+                st.error(error_text(r), icon=":material/error:")
+            reports[algo] = r if isinstance(r, IOReport) else None
+        for algo in lab.l2_skipped:
+            st.info(t("gpu.l2_skipped", algo=t(f"gpu.algo.{algo}"), bh=config["batch_heads"]),
+                    icon=":material/hourglass_disabled:")
+        with_l2 = lab.with_l2
         summary(v, reports, with_l2, chip)
         view = state.widget("view")
         if view == "animate":

@@ -113,7 +113,7 @@ def frame(run: reg.GDRun, data: RegressionData, background: tuple | None) -> dic
     labels = {**data_labels(data), **param_labels(run.config.model), "epoch": t("reg.epoch"),
               **{k: t(f"reg.live.{k}") for k in ("fit", "loss", "path")}}
     caption = t("reg.live.caption", epoch=run.epoch, loss=num(run.history[-1]))
-    return {"epoch": run.epoch, "caption": caption, "panels": plots.live_panels(run, data, background, labels)}
+    return plots.live_frame(run, data, background, labels, caption)
 
 
 def live_panel(player: Player) -> None:

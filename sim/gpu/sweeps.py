@@ -1,9 +1,11 @@
 """The GPU lab's sweeps of the IO model: bytes per memory level against N, and against the SRAM size."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from sim.gpu.memsim import MAX_REPLAY, MemsimError, attention_io, block_sizes, replay_cost, tiled_io_law
+from sim.gpu.memsim import (MAX_EVENTS, MAX_REPLAY, IOReport, MemsimError, attention_io, block_sizes, replay_cost,
+                            tiled_io_law)
 
 
 @dataclass(frozen=True)
@@ -34,14 +36,48 @@ def l2_affordable(algo: str, N: int, d: int, config: dict, chip: Chip, max_repla
     return replay_cost(algo, N, config["batch_heads"], *blocks, chip.n_sm) <= max_replay
 
 
+def io_report(algo: str, N: int, d: int, config: dict, chip: Chip, with_l2: bool = False,
+              animate: bool = False) -> IOReport:
+    """One pass as the lab shows it: config as attention_io's (batch_heads, dtype_bytes, causal, block sizes), the
+    SRAM, L2 (when `with_l2`) and SMs from `chip`; `animate`: one (batch, head), with its events."""
+    kw = {**config, "sram_bytes": chip.sram_bytes, "n_sm": chip.n_sm, "max_events": MAX_EVENTS if animate else 0}
+    if animate:
+        kw["batch_heads"] = 1
+    return attention_io(algo, N, d, **kw, l2_bytes=chip.l2_bytes if with_l2 else None)
+
+
+@dataclass(frozen=True)
+class LabReports:
+    """Both passes at one size: two levels (a MemsimError where a pass cannot run, e.g. tiles over the SRAM), with
+    the L2 (None where not asked for or too costly to replay), and the passes whose L2 replay was skipped."""
+
+    two_level: dict[str, IOReport | MemsimError]
+    with_l2: dict[str, IOReport | None]
+    l2_skipped: tuple[str, ...]
+
+
+def lab_reports(N: int, d: int, config: dict, chip: Chip,
+                report: Callable[[str, bool], IOReport] | None = None) -> LabReports:
+    """The naive and tiled passes the GPU lab summarises; the L2 ones when `chip` has an L2 and the replay is
+    affordable. report(algo, with_l2) makes one (default io_report; the page passes its cached one)."""
+    report = report or (lambda algo, with_l2: io_report(algo, N, d, config, chip, with_l2))
+    two_level: dict[str, IOReport | MemsimError] = {}
+    for algo in ("naive", "tiled"):
+        try:
+            two_level[algo] = report(algo, False)
+        except MemsimError as e:
+            two_level[algo] = e
+    runnable = [a for a, r in two_level.items() if isinstance(r, IOReport)] if chip.l2_bytes is not None else []
+    skipped = tuple(a for a in runnable if not l2_affordable(a, N, d, config, chip))
+    with_l2 = {a: report(a, True) if a in runnable and a not in skipped else None for a in two_level}
+    return LabReports(two_level, with_l2, skipped)
+
+
 def _io(algo: str, N: int, d: int, config: dict, chip: Chip, with_l2: bool, max_replay: int = MAX_REPLAY):
     """One report without events; None when the L2 replay would cost more than max_replay."""
-    kw = {**config, "sram_bytes": chip.sram_bytes, "n_sm": chip.n_sm, "max_events": 0}
-    if with_l2:
-        if not l2_affordable(algo, N, d, config, chip, max_replay):
-            return None
-        kw["l2_bytes"] = chip.l2_bytes
-    return attention_io(algo, N, d, **kw)
+    if with_l2 and not l2_affordable(algo, N, d, config, chip, max_replay):
+        return None
+    return io_report(algo, N, d, config, chip, with_l2)
 
 
 def n_sweep(Ns: list[int], d: int, config: dict, chip: Chip, max_replay: int = MAX_REPLAY // 10) -> list[SweepPoint]:

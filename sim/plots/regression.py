@@ -170,6 +170,11 @@ def outlier_view(data: RegressionData, fits: reg.OutlierFits, labels: dict, heig
     return fit_figure(reg.axis(data)[0], data.y, data.outlier, curves, _data_labels(labels), height=height)
 
 
+def live_frame(run: reg.GDRun, data: RegressionData, background: tuple | None, labels: dict, caption: str) -> dict:
+    """One animation frame of the live view: its epoch, its caption and its panels (live_panels)."""
+    return {"epoch": run.epoch, "caption": caption, "panels": live_panels(run, data, background, labels)}
+
+
 def live_panels(run: reg.GDRun, data: RegressionData, background: tuple | None, labels: dict) -> list[dict]:
     """One live frame's panels: the curve as it is now, the loss so far and, with a background
     (reg.path_background), the (w, b) path. The fit spans the row; the loss and the path share the one below.
