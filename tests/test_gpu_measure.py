@@ -227,3 +227,82 @@ def test_targets_read_the_measurement_set():
     assert rows["flash_triton L2 bytes measured / simulated (three levels), N=1024"]["met"] is False  # -27.5 %
     assert rows["naive HBM bytes measured / simulated (three levels), N=1024"]["met"] is None  # no counters
     assert len(rows) == 3 + 4
+
+
+
+# the measure view's figures (sim.gpu.report), each against a hand computation
+
+def test_run_config_rounds_blocks_down_to_powers_of_two():
+    from sim.gpu.report import run_config
+    v = {"B": 2, "H": 3, "N": 512, "d": 64, "dtype": "float16", "causal": True, "block_m": 96, "block_n": 48,
+         "sram_kib": 192}
+    # 96 = 0b1100000 -> 64, 48 = 0b110000 -> 32
+    assert run_config(v, cuda=True) == {"B": 2, "H": 3, "N": 512, "d": 64, "dtype": "float16", "causal": True,
+                                        "block_m": 64, "block_n": 32}
+    assert run_config(v, cuda=False)["dtype"] == "float32"  # a CPU measures float32
+    small = run_config(v | {"block_m": 8, "block_n": 17}, cuda=True)
+    assert (small["block_m"], small["block_n"]) == (16, 16)  # tl.dot's tiles: 16 at least
+    none_fit = run_config(v | {"block_m": 0, "block_n": 0, "sram_kib": 0}, cuda=True)  # no tile fits: 64 × 64
+    assert (none_fit["block_m"], none_fit["block_n"]) == (64, 64)
+
+
+def test_fig2_config_is_the_papers_setting_reduced_on_a_cpu():
+    from sim.gpu.report import fig2_config
+    assert fig2_config(True) == {"B": 64, "H": 16, "N": 1024, "d": 64, "dtype": "float16", "causal": False,
+                                 "block_m": 128, "block_n": 128}
+    assert fig2_config(False) == {"B": 1, "H": 4, "N": 1024, "d": 64, "dtype": "float32", "causal": False,
+                                  "block_m": 128, "block_n": 128}
+
+
+def test_simulated_traffic_is_the_io_simulators_two_level_bytes():
+    from sim.gpu.report import SIMULATED, simulated_traffic
+    c = {"B": 2, "H": 2, "N": 256, "d": 32, "dtype": "float16", "causal": False, "block_m": 64, "block_n": 64}
+    naive, tiled = simulated_traffic(c)
+    nd, nn = 4 * 256 * 32 * 2, 4 * 256 * 256 * 2  # one N × d matrix and one N × N matrix, 4 heads, 2 bytes
+    # naive: Q, K, V read, S and P written and read back, O written
+    assert (naive["hbm_read_bytes"], naive["hbm_write_bytes"]) == (3 * nd + 2 * nn, 2 * nn + nd)
+    # tiled: Q read once, K and V once per block of 64 rows (4 of them), O written once
+    assert (tiled["hbm_read_bytes"], tiled["hbm_write_bytes"]) == (nd + 4 * 2 * nd, nd)
+    assert [(r["impl"], r["model"], r["source"], r["N"], r["B"], r["H"], r["l2_bytes"]) for r in (naive, tiled)] \
+        == [(impl, "two_level", SIMULATED, 256, 2, 2, None) for impl in ("naive", "tiled")]
+
+
+def test_time_left_reserves_the_later_runs_estimates():
+    from sim.gpu.report import time_left
+    guard = {"limit_s": 20.0, "runs": [{"seconds": 4.0}, {"seconds": 3.0}, {"seconds": 5.0}]}
+    assert time_left(guard, 0, 1.5) == 20.0 - 1.5 - (3.0 + 5.0)
+    assert time_left(guard, 2, 2.0) == 18.0  # the last run: nothing reserved
+    assert time_left(guard, 0, 19.0) == 0.0  # never below 0
+
+
+def test_guard_summary_lists_the_longest_and_sums_the_rest():
+    from sim.gpu.report import guard_summary
+    runs = [{"impl": str(i), "seconds": s} for i, s in enumerate((1.0, 0.0, 9.0, 4.0, 2.5))]
+    shown, more, seconds = guard_summary({"runs": runs}, 2)
+    assert [e["seconds"] for e in shown] == [9.0, 4.0] and (more, seconds) == (2, 2.5 + 1.0)  # the 0 s run left out
+    assert guard_summary({"runs": runs}, 6)[1:] == (0, 0)
+
+
+def test_arithmetic_figures_count_the_matrix_elements():
+    from sim.gpu.report import arithmetic_figures
+    need = memory_needed("naive", 1, 16, 100_000, 64, "float32", False)
+    figures = arithmetic_figures({**need, "free_bytes": 10**9})
+    assert figures["elements"] == 100_000 * 100_000 and figures["free_bytes"] == 10**9
+    assert arithmetic_figures({"needed_bytes": 5, "free_bytes": 1}) is None  # out of memory: no arithmetic
+
+
+def test_table_rows_from_runs_and_the_simulators_bytes():
+    from sim.gpu.report import table_rows
+    run = {"impl": "naive", "N": 256, "B": 2, "H": 3, "dtype": "float32", "backward": True, "time_ms": 1.5,
+           "tflops_per_s": 0.2, "peak_bytes": 1024, "hbm_read_bytes": None, "hbm_write_bytes": None, "l2_bytes": None,
+           "l1_bytes": None, "source": "measured · CPU · x", "memory_source": "peak RSS", "counters_source": None,
+           "error": None}
+    sim = {"impl": "tiled", "model": "two_level", "N": 256, "B": 2, "H": 3, "hbm_read_bytes": 10,
+           "hbm_write_bytes": 20, "l2_bytes": None, "source": "simulated · IO model"}
+    measured, refused, simulated = table_rows([run, run | {"error": "busy", "backward": False}], [sim])
+    assert measured == {"impl": "naive", "N": 256, "bh": 6, "dtype": "float32", "pass": "fwd_bwd", "time": 1.5,
+                        "tflops": 0.2, "peak": 1024, "hbm_read": None, "hbm_write": None, "l2": None, "l1": None,
+                        "source": "measured · CPU · x + peak RSS", "note": "counters"}
+    assert (refused["pass"], refused["note"]) == ("fwd", "error")
+    assert simulated == {"impl": "tiled", "N": 256, "bh": 6, "pass": "fwd", "hbm_read": 10, "hbm_write": 20,
+                         "l2": None, "source": "simulated · IO model", "note": "model"}

@@ -102,7 +102,8 @@ def bare_mode_quiet():
 
 def render(report) -> None:
     """The measure view's functions that show a report: header, captions, figures, the table, Fig. 2."""
-    from labs.gpu.measure import fig2_preset, show_report
+    from labs.gpu.measure_presets import fig2_preset
+    from labs.gpu.measure_reports import show_report
 
     show_report(report, "fuzz")
     fig2_preset(report)

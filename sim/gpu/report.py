@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sim.errors import CodedError
+from sim.gpu.bench import PRESETS
 from sim.gpu.measure import COUNTER_REASONS, DTYPE_BYTES, ERROR_PARAMS, IMPLS, UNAVAILABLE_REASONS, WORK_KINDS
+from sim.gpu.memsim import MemsimError, attention_io, block_sizes
 
 MEASUREMENTS_DIR = Path(__file__).resolve().parents[2] / "assets" / "measurements"
 MAX_BYTES = 4 * 1024 * 1024  # the CPU report is ~50 kB, a GPU one a few times that
@@ -323,3 +325,83 @@ def bundled_reports() -> list[Path]:
 
 def load_report(path: Path) -> Report:
     return parse_report(path.read_bytes(), path.name)
+
+
+# The measure view's figures (labs/gpu/measure*.py translates and shows them)
+
+def run_config(v: dict, cuda: bool) -> dict:
+    """The measured configuration: the page's sizes and blocks; float32 on a CPU (its half-precision matmuls are
+    slow and say nothing about a GPU)."""
+    dtype = v["dtype"] if cuda else "float32"
+    try:
+        bm, bn = block_sizes("tiled", v["d"], DTYPE_BYTES[dtype], v["block_m"] or None, v["block_n"] or None,
+                             v["sram_kib"] * 1024)
+    except MemsimError:  # the page's SRAM cannot hold Algorithm 1's tiles (the simulator view says so): 64 × 64
+        bm = bn = 64
+    # the Triton kernel takes powers of two from 16 (tl.dot's tiles): Algorithm 1's 96 becomes 64, here and in the
+    # simulator's figures next to the measurement
+    bm, bn = (max(16, 1 << (b.bit_length() - 1)) for b in (bm, bn))
+    return {"B": v["B"], "H": v["H"], "N": v["N"], "d": v["d"], "dtype": dtype, "causal": v["causal"],
+            "block_m": bm, "block_n": bn}
+
+
+def fig2_config(cuda: bool) -> dict:
+    """FlashAttention's Figure 2 setting as measured here, in 128 × 128 blocks; on a CPU the same sequences, fewer
+    of them (B = 1, H = 4, float32: the paper's 64 × 16 sequences take minutes there)."""
+    p = PRESETS["flash_fig2"]
+    c = {k: p[k] for k in ("B", "H", "N", "d", "dtype", "causal")} | {"block_m": 128, "block_n": 128}
+    return c if cuda else c | {"B": 1, "H": 4, "dtype": "float32"}
+
+
+def simulated_traffic(c: dict) -> list[dict]:
+    """The IO simulator's two-level HBM bytes for naive and tiled at a measured configuration `c`, as traffic rows."""
+    common = {"batch_heads": c["B"] * c["H"], "dtype_bytes": DTYPE_BYTES[c["dtype"]], "causal": c["causal"],
+              "max_events": 0}
+    rows = []
+    for algo, blocks in (("naive", {}), ("tiled", {"block_m": c["block_m"], "block_n": c["block_n"]})):
+        r = attention_io(algo, c["N"], c["d"], **common, **blocks)
+        rows.append({"impl": algo, "model": "two_level", "N": c["N"], "B": c["B"], "H": c["H"],
+                     "hbm_read_bytes": r.hbm_read_bytes, "hbm_write_bytes": r.hbm_write_bytes, "l2_bytes": None,
+                     "l1_bytes": None, "source": SIMULATED, "reason": None})
+    return rows
+
+
+def time_left(guard: dict, i: int, elapsed: float) -> float:
+    """The seconds run `i` of a click planned as `guard` may take after `elapsed` seconds: the device's limit less
+    the time spent and what the runs after it are estimated to need, never below 0."""
+    reserved = sum(e["seconds"] for e in guard["runs"][i + 1:])
+    return max(0.0, guard["limit_s"] - elapsed - reserved)
+
+
+def guard_summary(guard: dict, lines: int) -> tuple[list[dict], int, float]:
+    """A refused click's runs that take time, the longest first: the first `lines` of them, then how many are left
+    and the seconds they add up to."""
+    runs = sorted((e for e in guard["runs"] if e["seconds"] > 0), key=lambda e: -e["seconds"])
+    rest = runs[lines:]
+    return runs[:lines], len(rest), sum(e["seconds"] for e in rest)
+
+
+def arithmetic_figures(p: dict) -> dict | None:
+    """The memory guard's figures (memory_needed's, with free_bytes) and the N × N elements of one matrix; None
+    without the arithmetic (an out-of-memory run has only the bytes)."""
+    return {**p, "elements": p["N"] ** 2} if "matrix_bytes_per_head" in p else None
+
+
+def table_rows(runs: list[dict], simulated: list[dict]) -> list[dict]:
+    """The measure view's table, untranslated: measured runs, then the simulator's bytes, one row each. Keys are
+    the columns (impl, N, bh, dtype, pass, time, tflops, peak, hbm_read, hbm_write, l2, l1, source, note), a
+    simulated row without those it has no figure for; pass is "fwd" or "fwd_bwd"; note names the row's message:
+    "error", "counters" (why there are none, if so) or "model"."""
+    rows = []
+    for r in runs:
+        rows.append({"impl": r["impl"], "N": r["N"], "bh": r["B"] * r["H"], "dtype": r["dtype"],
+                     "pass": "fwd_bwd" if r["backward"] else "fwd", "time": r["time_ms"], "tflops": r["tflops_per_s"],
+                     "peak": r["peak_bytes"], "hbm_read": r["hbm_read_bytes"], "hbm_write": r["hbm_write_bytes"],
+                     "l2": r["l2_bytes"], "l1": r["l1_bytes"],
+                     "source": " + ".join(filter(None, (r["source"], r.get("memory_source"), r["counters_source"]))),
+                     "note": "error" if r["error"] else "counters"})
+    for r in simulated:
+        rows.append({"impl": r["impl"], "N": r["N"], "bh": r["B"] * r["H"], "pass": "fwd",
+                     "hbm_read": r["hbm_read_bytes"], "hbm_write": r["hbm_write_bytes"], "l2": r["l2_bytes"],
+                     "source": r["source"], "note": "model"})
+    return rows

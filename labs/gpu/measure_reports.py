@@ -1,0 +1,71 @@
+"""The GPU lab's measurement reports: the bundled ones (a choice) and an uploaded one, with their device, date,
+versions, every source label, their figures and their table."""
+from __future__ import annotations
+
+import streamlit as st
+
+from labs.gpu.measure_common import P, bytes_text, plot_labels, plot_rows, run_table, scaling
+from sim.gpu.report import MAX_BYTES, Report, ReportError, bundled_reports, load_report, parse_report
+from sim.plots.gpu_measure import throughput_figure, traffic_figure
+from sim.text import md
+from ui.i18n import t
+
+
+@st.cache_data(show_spinner=False)
+def bundled(name: str) -> Report:
+    return load_report(next(p for p in bundled_reports() if p.name == name))
+
+
+def show_report(report: Report, key: str) -> None:
+    """A report's device, date and versions, every source label, its tables and figures."""
+    st.markdown(t(f"{P}.report.head", device=md(report.device), kind=t(f"{P}.kind.{report.kind}"),
+                  date=md(report.date), name=md(report.name)))
+    versions = ", ".join(md(f"{k} {v}") for k, v in report.versions.items() if v)
+    driver = md(report.driver) if report.driver else "—"
+    st.caption(t(f"{P}.report.versions", versions=versions or "—", driver=driver))
+    if report.modelled_l2:
+        l2 = report.modelled_l2
+        st.caption(t(f"{P}.report.l2", l2=bytes_text(l2["l2_bytes"]) or "—", sms=l2["n_sm"] or "—",
+                     chip=md(l2["from"])))
+    st.caption(t(f"{P}.report.sources", sources=" | ".join(map(md, report.sources))))
+    if report.quick:
+        st.warning(t(f"{P}.report.quick"), icon=":material/science:")
+    labels = plot_labels(report.device)
+    sweep_runs = [r for r in report.runs if r["section"] == "n_sweep"]
+    if sweep_runs:
+        sims = [r for r in report.traffic if r["section"] == "n_sweep"]
+        scaling(sweep_runs, sims, report.device, f"{key}_sweep")
+    throughput = [r for r in report.runs if r["section"].startswith("throughput")]
+    if throughput:
+        st.plotly_chart(throughput_figure(plot_rows(throughput), labels), key=f"{P}.{key}_throughput",
+                        config={"displayModeBar": False})
+    if report.traffic:
+        st.plotly_chart(traffic_figure(plot_rows(report.traffic), labels), key=f"{P}.{key}_traffic",
+                        config={"displayModeBar": False})
+    with st.expander(t(f"{P}.report.table")):
+        st.dataframe(run_table(report.runs, [r for r in report.traffic if r["model"] != "measured"]),
+                     hide_index=True, key=f"{P}.{key}_table")
+
+
+def reports(cuda: bool) -> Report | None:
+    """The bundled reports (a choice) and an uploaded one; returns the report shown."""
+    st.subheader(t(f"{P}.reports"))
+    st.caption(t(f"{P}.reports_help"))
+    names = [p.name for p in bundled_reports()]
+    upload = st.file_uploader(t(f"{P}.upload"), type=["json"], key=f"{P}.upload",
+                              max_upload_size=MAX_BYTES // 2**20)
+    shown = None
+    if upload is not None:
+        try:
+            shown = parse_report(upload.getvalue(), upload.name)
+        except ReportError as e:  # the field's name holds the report's own keys: escaped
+            params = {k: md(v) if isinstance(v, str) else v for k, v in e.params.items()}
+            st.error(t(f"{P}.report_error.{e.code}", **params), icon=":material/error:")
+    if shown is None and names:
+        with st.expander(t(f"{P}.bundled", n=len(names)), expanded=not cuda):
+            name = st.selectbox(t(f"{P}.bundled_pick"), names, key=f"{P}.bundled_pick")
+            shown = bundled(name)
+            show_report(shown, "bundled")
+    elif shown is not None:
+        show_report(shown, "upload")
+    return shown
