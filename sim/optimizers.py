@@ -330,6 +330,17 @@ def path(optimizer: str, surf: Surface, start, steps: int, seed: int = 0, **hype
     return _run(optimizer, surf, start, int(steps), seed, hyper, None)
 
 
+def stable_lr(optimizer: str, surf: Surface, start, steps: int, choices, seed: int = 0, **hyper) -> float:
+    """The optimiser's default learning rate if its path on `surf` does not diverge in `steps` steps; else the
+    largest of `choices` below it that does not (the smallest choice if none). A step size that suits one surface
+    can blow up on another: Rosenbrock's gradients reach ~10³ where the quadratic's stay near 10."""
+    default = hyper_parameters(optimizer, **hyper)["lr"]
+    for lr in [default, *sorted((c for c in choices if c < default), reverse=True)]:
+        if diverged_at(path(optimizer, surf, start, steps, seed, **(hyper | {"lr": lr}))) is None:
+            return float(lr)
+    return float(min(choices))
+
+
 def diverged_at(p: np.ndarray) -> int | None:
     """The first row of path `p` that is NaN (the step that diverged), or None."""
     bad = np.flatnonzero(np.isnan(np.asarray(p, dtype=np.float64)).any(axis=-1))

@@ -552,3 +552,15 @@ def test_adam_l2_decays_unevenly_and_adamw_evenly():
     assert abs(pw[-1][0] - pw[-1][1]) < 1e-3  # AdamW: both shrink alike
     same = O.decay_comparison(1.0, 0.01, 0.1, 500)["adam"]["effective"]
     assert same[0] == pytest.approx(same[1])  # s = 1: no difference
+
+
+def test_stable_lr_keeps_a_default_that_holds_and_lowers_one_that_blows_up():
+    from labs.optimizers.schema import LRS
+
+    quad, rosen = O.SURFACES["quadratic"], O.SURFACES["rosenbrock"]
+    assert O.stable_lr("sgd", quad, quad.start, 150, LRS) == O.OPTIMIZERS["sgd"]["lr"]
+    assert O.diverged_at(O.path("sgd", rosen, rosen.start, 150)) is not None  # the quadratic's default blows up here
+    lr = O.stable_lr("sgd", rosen, rosen.start, 150, LRS)
+    assert lr < O.OPTIMIZERS["sgd"]["lr"] and O.diverged_at(O.path("sgd", rosen, rosen.start, 150, lr=lr)) is None
+    bigger = min(c for c in LRS if c > lr)  # the next choice up does diverge: the largest that holds was taken
+    assert O.diverged_at(O.path("sgd", rosen, rosen.start, 150, lr=bigger)) is not None

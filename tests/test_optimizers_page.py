@@ -114,6 +114,14 @@ def test_a_new_surface_moves_the_start_to_its_own_and_holds_it_in_bounds():
     assert not at.exception
 
 
+def test_a_new_surface_lowers_the_learning_rates_that_would_blow_up_there():
+    at = page(opts="sgd,momentum,adam")
+    at.selectbox(key="opt.surface").set_value("rosenbrock").run()
+    assert not at.exception and not at.warning  # no path diverges
+    assert at.select_slider(key="opt.sgd_lr").value < OPTIMIZERS["sgd"]["lr"]
+    assert at.select_slider(key="opt.adam_lr").value == OPTIMIZERS["adam"]["lr"]  # a default that holds is kept
+
+
 def test_the_optimum_button_sets_alpha_and_beta():
     at = page(section="momentum", kappa="25")
     at.button(key="opt.optimum").click().run()

@@ -2,12 +2,12 @@
 Muon's orthogonalisation and Adam's L2 against AdamW's decoupled weight decay."""
 import streamlit as st
 
-from sim.optimizers import OPTIMIZERS, SURFACES, diverged_at, path, surface, trace
+from sim.optimizers import OPTIMIZERS, diverged_at, path, stable_lr, surface, trace
 from sim.plots.optimizers import loss_figure, losses, paths_figure, update_latex
 from ui.i18n import t
 from labs.optimizers.decay import decay_section
 from labs.optimizers.muon import muon_section
-from labs.optimizers.schema import HYPER, PAGE, SCHEMA
+from labs.optimizers.schema import HYPER, LRS, PAGE, SCHEMA
 from labs.optimizers.views import bounded, memory_section, momentum_section, opt_names, schedules_section
 from ui.urlstate import PageState, set_values
 
@@ -20,9 +20,14 @@ def labels() -> dict:
 
 
 def new_surface() -> None:
-    """A surface picked: the start goes to that surface's own."""
-    x, y = SURFACES[ss[f"{PAGE}.surface"]].start
-    set_values(PAGE, SCHEMA, {"x": x, "y": y})
+    """A surface picked: the start goes to that surface's own, and on a surface with a minimum each learning
+    rate is its default, lowered where that would blow up there (stable_lr); the saddle keeps them, as running
+    off it is its lesson."""
+    v = ss[f"_vals.{PAGE}"]
+    surf = surface(ss[f"{PAGE}.surface"], v["kappa"], v["angle"], v["noise"])
+    lrs = {} if surf.minimum is None else {
+        f"{o}_lr": stable_lr(o, surf, surf.start, v["steps"], LRS, v["seed"]) for o in OPTIMIZERS}
+    set_values(PAGE, SCHEMA, {"x": surf.start[0], "y": surf.start[1], **lrs})
 
 
 def hyper(state: PageState, opt: str) -> dict:
