@@ -22,6 +22,11 @@ def open_lab(file: str, lang: str = "en", **query) -> AppTest:
     return at
 
 
+def metrics(at: AppTest) -> dict[str, str]:
+    """Every metric on the page: label -> value."""
+    return {m.label: m.value for m in at.metric}
+
+
 def texts(at: AppTest) -> str:
     """Every piece of visible text of the common kinds, joined by newlines."""
     parts = [e.value for kind in ("markdown", "caption", "warning", "error", "info", "success", "title", "subheader")

@@ -2,7 +2,7 @@
 import random
 
 import pytest
-from apptools import fuzz_widget, open_lab, schema_choices, texts
+from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
 
 from sim.attention import permutation_check, permutation_stats
 from sim.tasks import split_tokens, utf8_bytes
@@ -207,9 +207,9 @@ def test_the_permutation_check_runs_on_the_users_tokens():
     assert at.segmented_control(key="att.perm").value == "shuffle" and at.query_params["perm"] == "shuffle"
     c = permutation_check(split_tokens("the cat chases the dog"), 12, 3, 4, "shuffle")
     stats = permutation_stats(c)
-    metrics = {m.label: m.value for m in at.metric}
+    shown = metrics(at)
     for key in ("equivariance", "invariance", "positions"):
-        assert metrics[EN[f"att.perm_metric.{key}"]] == stats[key]
+        assert shown[EN[f"att.perm_metric.{key}"]] == stats[key]
     assert float(stats["equivariance"]) < 1e-4 < float(stats["invariance"])
     at.segmented_control(key="att.perm").set_value("reverse").run()
     at.text_input(key="att.text").set_value("a b a").run()  # reversed it is the same sequence

@@ -3,6 +3,7 @@ decay shown, the λΣw² convention, what the model is called (logistic regressi
 and class imbalance (accuracy looks good, the PR curve does not)."""
 import numpy as np
 import pytest
+from apptools import metrics as page_metrics
 from apptools import open_lab, texts
 
 from sim import metrics
@@ -17,9 +18,6 @@ EN = catalogue("en")
 def cls_page(lang="en", **query):
     return open_lab(CLS, lang, **query)
 
-
-def metric_values(at) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
 
 
 # --- 1. train / validation / test ------------------------------------------------------------------
@@ -76,17 +74,17 @@ def test_page_tunes_on_validation_and_tests_once_on_request():
     at = cls_page(n="200", train_ratio="0.5", val_ratio="0.4")
     trainer = at.session_state["cls.player"].model
     assert (len(trainer.y_train), len(trainer.y_val), len(trainer.y_test)) == (100, 40, 60)
-    shown = metric_values(at)
+    shown = page_metrics(at)
     assert shown[EN["cls.metric.n_val"]] == "40" and EN["cls.metric.n_test"] not in shown
     assert EN["cls.split_sizes"].format(train=100, val=40, test=60) in texts(at)
     assert EN["cls.test.not_yet"] in texts(at) and "validation set" in EN["cls.threshold_help"]
     next(b for b in at.button if b.label == EN["cls.test.button"]).click().run()
-    shown = metric_values(at)
+    shown = page_metrics(at)
     assert shown[EN["cls.metric.n_test"]] == "60" and EN["cls.metric.ap"] in shown
     at.run()  # the result stays while the model is the same
-    assert metric_values(at)[EN["cls.metric.n_test"]] == "60"
+    assert page_metrics(at)[EN["cls.metric.n_test"]] == "60"
     next(b for b in at.button if b.label == EN["cls.step"]).click().run()
-    assert EN["cls.metric.n_test"] not in metric_values(at) and EN["cls.test.stale"] in texts(at)
+    assert EN["cls.metric.n_test"] not in page_metrics(at) and EN["cls.test.stale"] in texts(at)
     assert not at.exception
 
 
@@ -214,6 +212,6 @@ def test_imbalanced_page_warns_that_accuracy_misleads():
     y = at.session_state["cls.player"].model.y_val
     share = metrics.majority_accuracy(y)
     assert share >= 0.8
-    assert metric_values(at)[EN["cls.metric.majority"]] == f"{share:.3f}"
+    assert page_metrics(at)[EN["cls.metric.majority"]] == f"{share:.3f}"
     assert EN["cls.imbalance_note"].format(share=f"{share:.0%}") in [w.value for w in at.warning]
     assert not at.exception

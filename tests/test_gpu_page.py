@@ -2,7 +2,7 @@
 import random
 
 import pytest
-from apptools import fuzz_widget, open_lab, schema_choices, texts
+from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
 
 from ui.i18n import catalogue
 from labs.gpu.schema import PAGE, SCHEMA
@@ -14,9 +14,6 @@ EN = catalogue("en")
 def page(lang="en", **query):
     return open_lab(FILE, lang, **query)
 
-
-def metrics(at) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

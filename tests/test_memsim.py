@@ -195,3 +195,12 @@ def test_arithmetic_intensity_and_roofline():
 def test_gpu_table_lookup():
     assert gpu_for("NVIDIA H200") is GPUS["H200"] and gpu_for("NVIDIA A100-SXM4-80GB") is GPUS["A100"]
     assert gpu_for("Intel Xeon") is None
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_naive_elements_per_head_are_the_closed_form_the_page_explains(causal):
+    """3Nd + 2N² read (Q, K, V; S and P once each) and 2N² + Nd written (S, P, O), for each (batch, head)."""
+    N, d = 1000, 64
+    r = attention_io("naive", N, d, batch_heads=3, dtype_bytes=2, causal=causal, sram_bytes=228 * 1024, n_sm=132,
+                     max_events=0)
+    assert (r.read_elements_per_head, r.write_elements_per_head) == (3 * N * d + 2 * N ** 2, 2 * N ** 2 + N * d)

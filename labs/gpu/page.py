@@ -87,8 +87,8 @@ def summary(v: dict, reports: dict[str, IOReport | None], with_l2: dict[str, IOR
     st.caption(t("gpu.simulated_note", bh=v["B"] * v["H"], B=v["B"], H=v["H"]))
     with st.expander(t("gpu.arithmetic")):
         st.markdown(t("gpu.arithmetic.naive", N=f"{v['N']:,}", d=v["d"], bh=v["B"] * v["H"],
-                      bytes=DTYPE_BYTES[v["dtype"]], reads=f"{3 * v['N'] * v['d'] + 2 * v['N'] ** 2:,}",
-                      writes=f"{2 * v['N'] ** 2 + v['N'] * v['d']:,}", total=human_bytes(naive.hbm_bytes)))
+                      bytes=DTYPE_BYTES[v["dtype"]], reads=f"{naive.read_elements_per_head:,}",
+                      writes=f"{naive.write_elements_per_head:,}", total=human_bytes(naive.hbm_bytes)))
         if tiled:
             kv = tiled.hbm_read_by_tensor["K"] // (tiled.dtype_bytes * tiled.batch_heads * v["d"])
             st.markdown(t("gpu.arithmetic.tiled", N=f"{v['N']:,}", d=v["d"], bm=tiled.block_m, bn=tiled.block_n,

@@ -80,6 +80,16 @@ class IOReport:
         return self.hbm_read_bytes + self.hbm_write_bytes
 
     @property
+    def read_elements_per_head(self) -> int:
+        """HBM elements read for one (batch, head)."""
+        return self.hbm_read_bytes // (self.dtype_bytes * self.batch_heads)
+
+    @property
+    def write_elements_per_head(self) -> int:
+        """HBM elements written for one (batch, head)."""
+        return self.hbm_write_bytes // (self.dtype_bytes * self.batch_heads)
+
+    @property
     def t_r(self) -> int:
         """Query (row) blocks: ⌈N/B_m⌉."""
         return _Grid.of(self).t_r
