@@ -1,11 +1,11 @@
 """The shape chain lab in headless Chromium: the flow diagram is drawn, with Q's path in red, and it follows
 the widgets."""
 import io
-import re
 
 import numpy as np
 import pytest
 from PIL import Image
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from sim.plots.palette import rgb
 from sim.plots.shapes import COLOURS, HIGHLIGHT
@@ -21,6 +21,15 @@ def open_shapes(page, server, query):
     page.goto(f"{server}/shapes?{query}")
     page.wait_for_selector('[data-testid="stApp"]')
     page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+
+
+def wait_until_drawn(page, script: str, arg=None) -> None:
+    """Streamlit draws a page top to bottom while the script runs: wait for the later part before reading it.
+    A timeout is not raised here; the assertion after it says what is missing."""
+    try:
+        page.wait_for_function(script, arg=arg, timeout=30_000)
+    except PlaywrightTimeout:
+        pass
 
 
 def share(pixels: np.ndarray, rgb: tuple[int, int, int], tol: int = 12) -> float:
@@ -44,6 +53,7 @@ def test_flow_diagram_is_drawn_with_the_notes_chain(server, page):
     assert share(pixels, RED) > 0.001, "Q's path is drawn in red"
     assert share(pixels, BLUE_FILL) > 0.01, "the matrix-product boxes are drawn"
     assert pixels.std() > 20
+    wait_until_drawn(page, "() => document.querySelectorAll('[data-testid=\"stDataFrame\"]').length >= 3")
     body = page.locator('[data-testid="stMain"]').inner_text()
     assert "[2, 4, 5, 5]" in body and "[2, 5, 4, 2]" in body
     # the step table, and the training-memory table with the article's 70 B example beside it
@@ -74,6 +84,10 @@ def test_chinese_page_with_gpt2_sizes(server, page):
                               "&vocab_size=50257&n_layer=12")
     page.get_by_text(ZH["shp.title"]).first.wait_for()
     page.wait_for_function("() => document.body.innerText.includes('[1, 12, 1024, 1024]')", timeout=30_000)
+    # K and V, 12 layers × 1024 tokens × (4 KV heads × d_h 64) × 4 bytes = 24 MiB; all 12 heads would need 3× that
+    kv, mha = f"{2 * 12 * 1024 * 4 * 64 * 4 / 2**20:.1f} MiB", f"{2 * 12 * 1024 * 12 * 64 * 4 / 2**20:.1f} MiB"
+    wait_until_drawn(page, "([title, mha]) => document.body.innerText.includes(title)"
+                           " && document.body.innerText.includes(mha)", [ZH["shp.kv.title"], mha])
     body = page.locator('[data-testid="stMain"]').inner_text()
-    assert ZH["shp.kv.title"] in body and re.search(r"12 MiB|12\.0 MiB", body), "GQA: 4 of 12 KV heads"
+    assert ZH["shp.kv.title"] in body and kv in body and mha in body, "GQA: 4 of 12 KV heads"
     assert page.locator('[data-testid="stException"]').count() == 0
