@@ -4,7 +4,7 @@ import math
 import pytest
 
 from sim.gpu.memsim import (GPUS, MAX_EVENTS, MemsimError, arithmetic_intensity, attention_io, default_blocks,
-                            gpu_for, roofline, sweep, tiled_io_law, tiled_sram_bytes)
+                            gpu_for, query_block_cap_sram, roofline, sweep, tiled_io_law, tiled_sram_bytes)
 
 
 @pytest.mark.parametrize("N, d, bh, elem, causal", [(1000, 64, 1, 2, False), (257, 16, 3, 4, True),
@@ -95,6 +95,14 @@ def test_default_blocks_follow_algorithm_1_and_fit():
     r = attention_io("tiled", 1024, 64, sram_bytes=M)
     assert (r.block_m, r.block_n) == (bm, bn) and r.sram_bytes_needed <= M
     assert default_blocks(128, 4 * 128 * 2 * 10, 2) == (10, 10)  # small SRAM: B_m = B_n < d
+
+
+@pytest.mark.parametrize("d,dtype_bytes", [(64, 2), (128, 4), (32, 2)])
+def test_query_block_cap_is_the_smallest_sram_where_b_m_reaches_d(d, dtype_bytes):
+    knee = query_block_cap_sram(d, dtype_bytes)
+    below = next(m for m in range(knee, 0, -dtype_bytes) if default_blocks(d, m, dtype_bytes)[0] < d)
+    assert default_blocks(d, knee, dtype_bytes)[0] == d and knee - below == dtype_bytes
+    assert knee == tiled_sram_bytes(d, d, d, dtype_bytes)  # the four d×d tiles just fit
 
 
 def test_blocks_that_do_not_fit_are_refused_with_the_numbers():

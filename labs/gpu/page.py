@@ -3,7 +3,7 @@ import streamlit as st
 
 from sim.gpu.bench import PRESETS as BENCH_PRESETS
 from sim.gpu.measure import DTYPE_BYTES
-from sim.gpu.memsim import GPUS, IOReport, MemsimError, gpu_for, roofline
+from sim.gpu.memsim import GPUS, IOReport, MemsimError, gpu_for, query_block_cap_sram, roofline
 from sim.gpu.sweeps import Chip, SweepPoint, io_report, lab_reports, n_sweep, sram_sweep
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 from sim.plots.shapes import human_bytes, human_count
@@ -124,7 +124,7 @@ def sweeps(v: dict, config: dict, chip: Chip, reports: dict) -> None:
     points = sram_sweep(sizes, v["N"], v["d"], config["batch_heads"], config["dtype_bytes"], config["causal"])
     right.plotly_chart(bytes_vs_sram_figure(points, reports["naive"].hbm_bytes, labels), key="gpu.sweep_sram",
                        config={"displayModeBar": False})
-    right.caption(t("gpu.sweep.sram_note", d=v["d"], knee=human_bytes(4 * v["d"] ** 2 * config["dtype_bytes"])))
+    right.caption(t("gpu.sweep.sram_note", d=v["d"], knee=human_bytes(query_block_cap_sram(v["d"], config["dtype_bytes"]))))
 
 
 @st.cache_data(max_entries=512, show_spinner=False)

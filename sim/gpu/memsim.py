@@ -229,6 +229,14 @@ def default_blocks(d: int, sram_bytes: int, dtype_bytes: int) -> tuple[int, int]
     return min(block_n, d), block_n
 
 
+def query_block_cap_sram(d: int, dtype_bytes: int) -> int:
+    """The smallest SRAM (bytes) at which Algorithm 1's query block reaches its cap B_m = d: M = 4d² elements.
+
+    Past it a bigger SRAM only lengthens the K/V blocks, so the number of K/V passes stops falling.
+    """
+    return 4 * d * d * dtype_bytes
+
+
 def block_sizes(algo: str, d: int, dtype_bytes: int, block_m: int | None, block_n: int | None,
                 sram_bytes: int | None) -> tuple[int, int]:
     """(B_m, B_n) used: the caller's, else (tiled, with an SRAM size) Algorithm 1's rule, else 64."""
