@@ -40,12 +40,14 @@ def optimizers(args: argparse.Namespace) -> None:
 
 def paths_redraw(args: argparse.Namespace) -> None:
     """What the paths section computes and sends on a slider change: every optimiser's path, both figures (as the
-    JSON the browser gets) and each update formula at the last step (target ≤ 300 ms)."""
+    JSON the browser gets; the loss chart as st.altair_chart turns it into a Vega-Lite spec) and each update formula
+    at the last step (target ≤ 300 ms)."""
     import plotly.io as pio
+    from streamlit.elements.vega_charts import _convert_altair_to_vega_lite_spec as to_spec
 
     from benchmarks import KeyLabels
     from sim.optimizers import OPTIMIZERS, SURFACES, diverged_at, path, trace
-    from sim.plots.optimizers import loss_figure, losses, paths_figure, update_latex
+    from sim.plots.optimizers import loss_chart, losses, paths_figure, update_latex
 
     names = {o: o for o in OPTIMIZERS}
     for surf_name in ("quadratic", "rosenbrock"):
@@ -56,8 +58,8 @@ def paths_redraw(args: argparse.Namespace) -> None:
                 ends = {o: diverged_at(p) for o, p in runs.items()}
                 pio.to_json(paths_figure(surf, runs, names, KeyLabels(), ends))
                 gaps = {o: losses(surf, p) for o, p in runs.items()}
-                pio.to_json(loss_figure({o: g[0] for o, g in gaps.items()}, names, KeyLabels(), ends,
-                                        log=all(g[1] for g in gaps.values())))
+                to_spec(loss_chart({o: g[0] for o, g in gaps.items()}, names, KeyLabels(), ends,
+                                   log=all(g[1] for g in gaps.values())))  # what st.altair_chart sends
                 for o, h in OPTIMIZERS.items():
                     steps_done = trace(o, surf, surf.start, steps, 0, **h)
                     if steps_done:
@@ -68,3 +70,55 @@ def paths_redraw(args: argparse.Namespace) -> None:
                               "optimizers": len(OPTIMIZERS),
                               "redraw_ms": round(best_seconds(redraw, min(args.repeats, 5)) * 1e3, 1),
                               "target_ms": 300}))
+
+
+def race(args: argparse.Namespace) -> None:
+    """The race on a real model (sim.race, as the page builds it): per racer the measured ms per step (median, the
+    update alone beside it) and the state bytes; then what one live tick costs with every racer at the page's
+    default speed, and one frame (race_frame of every racer, as the player's snapshot)."""
+    from benchmarks import KeyLabels
+    from sim.optimizers import RACERS
+    from sim.plots.optimizers import race_frame
+    from sim.race import RaceConfig
+    from sim.race import race as make_race
+
+    racers = make_race(RACERS, RaceConfig(), {})
+    for r in racers:
+        r.step(200)
+        print(json.dumps({"bench": "optimizers_race", "racer": r.name, "params": r.n_params,
+                          "ms_per_step": round(r.ms_per_step(), 3), "update_ms": round(r.update_ms(), 3),
+                          "state_bytes": r.state_bytes(), "bytes_per_param": round(r.state_bytes() / r.n_params, 2),
+                          "loss_after_200": round(r.last_loss(), 4)}))
+    speed = 2  # labs/optimizers/schema.py r_speed's default
+
+    def tick() -> None:
+        for r in racers:
+            r.step(speed)
+
+    def frame() -> None:
+        race_frame([r.view(("loss", "ms")) for r in racers], KeyLabels(), KeyLabels())
+
+    for r in racers:  # a long history, as after a minute of playing
+        r.step(1500)
+    print(json.dumps({"bench": "optimizers_race", "racers": len(racers), "speed": speed,
+                      "tick_ms": round(best_seconds(tick, args.repeats) * 1e3, 2),
+                      "frame_ms": round(best_seconds(frame, args.repeats) * 1e3, 2),
+                      "frame_kb": round(len(json.dumps(race_frame([r.view(("loss", "ms")) for r in racers],
+                                                                  KeyLabels(), KeyLabels()))) / 1024, 1)}))
+
+
+def race_browser(args: argparse.Namespace) -> None:
+    """Frames per second the browser completes while the race (and the schedules race) plays, counted in headless
+    Chromium by benchmarks/browser.py (the live canvas's own counters, pixels compared); target ≥ 15."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for section, query in (("race", "section=race"), ("schedules", "section=schedules&s_steps=10000")):
+        done = subprocess.run([sys.executable, "benchmarks/browser.py", "--live-only", "--seconds", "10", "--path",
+                               f"optimizers?lang=en&{query}", "--play", "^Play$"], cwd=root, capture_output=True,
+                              text=True, timeout=300)
+        lines = done.stdout.strip().splitlines()
+        figures = json.loads(lines[-1]) if done.returncode == 0 and lines else {"error": done.stderr[-500:]}
+        print(json.dumps({"bench": "optimizers_race_browser", "section": section, **figures, "target_fps": 15}))

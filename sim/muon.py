@@ -21,7 +21,7 @@ WEIGHT_DECAY = 0.01  # both runs, every parameter group
 RUNS = ("adamw", "muon")
 
 
-def _init(seed: int, sizes: list[int]):
+def init_mlp(seed: int, sizes: list[int]):
     """Weights (out, in) and biases (out,), uniform in ±1/√in as torch.nn.Linear, from their own generator."""
     import torch
 
@@ -35,7 +35,8 @@ def _init(seed: int, sizes: list[int]):
     return out
 
 
-def _loss(params, X, y):
+def mlp_loss(params, X, y):
+    """Cross-entropy of the tanh MLP whose weights and biases are `params` (init_mlp's order) on X (n, 2), y (n,)."""
     import torch
 
     h = X
@@ -58,7 +59,7 @@ def train_mlp(run: str, dataset: str = "spiral", seed: int = 0, steps: int = 300
         raise ValueError(f"steps and hidden must be ≥ 1, got {steps}, {hidden}")
     X, y = make_classification(dataset, POINTS, NOISE, seed)
     X, y = torch.tensor(X / 6.0), torch.tensor(y)
-    params = [p.requires_grad_() for p in _init(seed, [2, hidden, hidden, n_classes(dataset)])]
+    params = [p.requires_grad_() for p in init_mlp(seed, [2, hidden, hidden, n_classes(dataset)])]
     hidden_w = params[2]
     if run == "muon":
         rest = [p for p in params if p is not hidden_w]
@@ -70,13 +71,13 @@ def train_mlp(run: str, dataset: str = "spiral", seed: int = 0, steps: int = 300
     for t in range(steps):
         for o in opts:
             o.zero_grad()
-        loss = _loss(params, X, y)
+        loss = mlp_loss(params, X, y)
         loss.backward()
         out[t] = loss.item()
         for o in opts:
             o.step()
     with torch.no_grad():
-        out[steps] = _loss(params, X, y).item()
+        out[steps] = mlp_loss(params, X, y).item()
     return out
 
 

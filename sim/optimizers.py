@@ -45,6 +45,11 @@ STATE_BYTES: dict[str, int] = {"sgd": 0, "momentum": 4, "nesterov": 4, "adagrad"
 
 SCHEDULES = ("constant", "step", "cosine", "wsd")
 
+# the race on a real model (sim/race.py, torch): its optimisers, and learning rates with which each trains the
+# default MLP on the spiral in a few thousand steps (Muon's is for the hidden matrix; AdamW's for the rest)
+RACERS = ("sgd", "momentum", "adam", "adamw", "lion", "muon")
+RACE_LRS = {"sgd": 0.5, "momentum": 0.1, "adam": 0.05, "adamw": 0.05, "lion": 0.005, "muon": 0.05}
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # Surfaces
@@ -479,6 +484,14 @@ def schedule(name: str, steps: int, lr: float, warmup: int = 0, floor: float = 0
     ramp = t < warmup
     out[ramp] = lr * (t[ramp] + 1.0) / (warmup + 1.0)
     return out
+
+
+def schedule_args(steps: int, warmup: int, floor: float, decay: float) -> dict[str, dict]:
+    """`schedule`'s arguments of each schedule from one set of settings: warmup (held below `steps`) and floor for
+    the cosine and WSD, and WSD's decay starting at the share `decay` of the steps; constant and step as they are."""
+    warmup = min(int(warmup), int(steps) - 1)
+    return {"constant": {}, "step": {}, "cosine": {"warmup": warmup, "floor": floor},
+            "wsd": {"warmup": warmup, "floor": floor, "decay_start": int(decay * steps)}}
 
 
 def low_rank_matrix(rows: int, cols: int, rank: int, noise: float, seed: int = 0) -> np.ndarray:

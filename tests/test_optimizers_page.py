@@ -18,7 +18,8 @@ from ui.i18n import catalogue
 PAGE = "labs/optimizers/page.py"
 EN, ZH = catalogue("en"), catalogue("zh")
 FIGURES = {"paths": ("opt.fig.paths", "opt.fig.loss"), "momentum": ("opt.fig.phase", "opt.fig.mom_path"),
-           "schedules": ("opt.fig.schedules",), "memory": ("opt.fig.state",),
+           "race": ("opt.race.view",),
+           "schedules": ("opt.fig.schedules", "opt.sched.view"), "memory": ("opt.fig.state",),
            "muon": ("opt.fig.mu_sv", "opt.fig.mu_err"), "adamw": ("opt.fig.dec_weights", "opt.fig.dec_decay")}
 LABELS = {k: k for k in ("x", "y", "start", "minimum", "diverged", "play", "pause", "step", "loss")}
 
@@ -57,6 +58,10 @@ def test_every_section_in_both_languages(lang, section):
             at.get_by_key("opt.fig.mu_train")
     if section == "adamw":
         assert len(at.latex) == 2 and cat["opt.dec.why"] in text
+    if section in ("race", "schedules"):  # the runs' table: one row per racer, before the first step
+        table = at.dataframe[-1].value
+        assert len(table) == (6 if section == "race" else len(SCHEDULES))
+        assert table.iloc[:, 1].tolist() == [0] * len(table) and cat["opt.race.play"] in [b.label for b in at.button]
 
 
 def test_url_values_set_the_widgets():
@@ -291,15 +296,21 @@ def test_loss_is_the_surfaces_value_above_the_minimum():
     assert not log  # no minimum: f itself, on a linear axis
 
 
-def test_phase_figure_is_phase_grid_and_marks_the_optimum():
+def test_phase_chart_is_phase_grid_and_marks_the_optimum():
     alphas, betas = np.linspace(0.01, 4, 30) / 10, np.linspace(0, 0.99, 20)
     rates = phase_grid(1.0, 10.0, alphas, betas)
     a, b, _ = optimal_momentum(1.0, 10.0)
-    fig = plots.phase_figure(alphas, betas, rates, (0.1, 0.5), (a, b), {k: k for k in
-                             ("alpha", "beta", "rate", "current", "optimum")}, x_scale=10.0)
-    np.testing.assert_allclose(fig.data[0].z, np.minimum(rates, 1.0))
-    np.testing.assert_allclose(fig.data[0].x, alphas * 10)
-    assert fig.data[1].x[0] == pytest.approx(a * 10) and fig.data[1].y[0] == pytest.approx(b)
+    chart = plots.phase_chart(alphas, betas, rates, (0.1, 0.5), (a, b), {k: k for k in
+                              ("alpha", "beta", "rate", "current", "optimum")}, x_scale=10.0)
+    cells, marks = (layer.data for layer in chart.layer)
+    np.testing.assert_allclose(cells["rate"], np.minimum(rates, 1.0).reshape(-1))
+    np.testing.assert_allclose(cells["step"][:30], alphas * 10)
+    np.testing.assert_allclose(cells["beta"][::30], betas)
+    assert (cells["x0"] < cells["step"]).all() and (cells["step"] < cells["x1"]).all()
+    assert marks["x0"][0] == pytest.approx(a * 10) and marks["y0"][0] == pytest.approx(b)
+    assert marks["x0"][1] == pytest.approx(1.0) and marks["y0"][1] == 0.5
+    spec = chart.to_dict()
+    assert spec["params"][0]["name"] == plots.PICK and spec["params"][0]["select"]["on"] == "click"
 
 
 def test_schedule_and_state_figures_carry_the_engines_numbers():

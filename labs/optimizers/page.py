@@ -3,10 +3,11 @@ Muon's orthogonalisation and Adam's L2 against AdamW's decoupled weight decay.""
 import streamlit as st
 
 from sim.optimizers import OPTIMIZERS, diverged_at, path, stable_lr, surface, trace
-from sim.plots.optimizers import loss_figure, losses, paths_figure, update_latex
+from sim.plots.optimizers import BRUSH, brushed_steps, loss_chart, losses, paths_figure, update_latex
 from ui.i18n import t
 from labs.optimizers.decay import decay_section
 from labs.optimizers.muon import muon_section
+from labs.optimizers.race import race_section
 from labs.optimizers.schema import HYPER, LRS, PAGE, SCHEMA
 from labs.optimizers.views import bounded, memory_section, momentum_section, opt_names, schedules_section
 from ui.urlstate import PageState, set_values
@@ -84,14 +85,17 @@ def paths_section(state: PageState) -> None:
                        icon=":material/trending_up:")
     lab = labels()
     left, right = st.columns([3, 2])
-    left.plotly_chart(paths_figure(surf, runs, names, lab, ends), key="opt.fig.paths",
+    brushed = brushed_steps(ss.get("opt.fig.loss"), v["steps"])  # the steps dragged over on the loss chart
+    left.plotly_chart(paths_figure(surf, runs, names, lab, ends, highlight=brushed), key="opt.fig.paths",
                       config={"displayModeBar": False})
     left.caption(t("opt.paths.help"))
+    if brushed:
+        left.caption(t("opt.paths.brushed", first=brushed[0], last=brushed[1]))
     gaps = {o: losses(surf, p) for o, p in runs.items()}
     log = all(g[1] for g in gaps.values())
-    right.plotly_chart(loss_figure({o: g[0] for o, g in gaps.items()}, names, lab, ends, log=log),
-                       key="opt.fig.loss", config={"displayModeBar": False})
-    right.caption(t("opt.loss.help" if log else "opt.loss.help_linear"))
+    right.altair_chart(loss_chart({o: g[0] for o, g in gaps.items()}, names, lab, ends, log=log), key="opt.fig.loss",
+                       on_select="rerun", selection_mode=BRUSH, width="stretch")
+    right.caption(t("opt.loss.help" if log else "opt.loss.help_linear") + " " + t("opt.loss.brush"))
     formulas(state, surf, start, opts, names, ends)
 
 
@@ -113,7 +117,8 @@ def formulas(state: PageState, surf, start, opts: tuple, names: dict, ends: dict
 def main() -> None:
     PageState(PAGE, SCHEMA).sections(t("opt.title"), t("opt.intro"), {
         "paths": paths_section, "momentum": momentum_section, "schedules": schedules_section,
-        "memory": memory_section, "muon": muon_section, "adamw": decay_section})
+        "memory": memory_section, "muon": muon_section, "adamw": decay_section,
+        "race": race_section})
 
 
 main()

@@ -1,13 +1,13 @@
 """URL/widget schema of the optimiser lab: the race's surface, start and optimisers (each with its own learning
 rate and betas), the momentum theory's α and β, the schedules' steps, the memory section's model size, Muon's
 matrix and training comparison, and the Adam-against-AdamW problem."""
-from sim.optimizers import OPTIMIZERS, SURFACES
+from sim.optimizers import OPTIMIZERS, RACE_LRS, RACERS, SURFACES
 from ui.schema import Param
 
 LRS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 10.0)
 BETA2S = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999)
 DECAYS = (0.0, 1e-3, 0.01, 0.03, 0.1, 0.3, 1.0)
-SECTIONS = ("paths", "momentum", "schedules", "memory", "muon", "adamw")
+SECTIONS = ("paths", "momentum", "schedules", "memory", "muon", "adamw", "race")
 MU_DATA = ("spiral", "moons", "circle", "xor")
 MU_MAX_STEPS = 600  # two trainings of 600 full-batch steps: about 2 s on one core
 START_LIMIT = 10.0  # |x|, |y| a URL may give; the page holds the start to the chosen surface's bounds
@@ -60,6 +60,10 @@ SCHEMA = [
     Param("s_warmup", "int", 100, lo=0, hi=2000, step=10),
     Param("s_floor", "float", 0.1, lo=0.0, hi=0.5, step=0.01),  # the final learning rate, a share of the peak
     Param("s_decay", "float", 0.8, lo=0.1, hi=0.95, step=0.05),  # WSD: the share of steps before the decay
+    # the schedules race: the optimiser every run uses and its peak rate (Lion: on the spiral in 1000 steps the four
+    # schedules end far apart)
+    Param("s_opt", "choice", "lion", choices=RACERS),
+    Param("s_lr", "choice", RACE_LRS["lion"], choices=_with(LRS, RACE_LRS["lion"])),
     # memory
     Param("billions", "float", 70.0, lo=0.001, hi=10_000.0, step=1.0),  # model size, billions of parameters
     # Muon: the momentum matrix (low rank + noise) and the training comparison
@@ -77,4 +81,14 @@ SCHEMA = [
     Param("d_lambda", "choice", 0.1, choices=(0.01, 0.03, 0.1, 0.3)),
     Param("d_lr", "choice", 0.01, choices=(1e-3, 3e-3, 0.01, 0.03, 0.1)),
     Param("d_steps", "int", 1000, lo=100, hi=3000, step=100),
+    # the race on a real model (and the schedules race): the MLP, its data and batches, the optimisers' rates
+    Param("r_opts", "multi", RACERS, choices=RACERS),
+    Param("r_data", "choice", "spiral", choices=MU_DATA),
+    Param("r_width", "choice", 32, choices=(8, 16, 32, 64, 128)),  # neurons of each hidden layer
+    Param("r_batch", "choice", 32, choices=(8, 16, 32, 64, 200)),  # 200: every point (full batch)
+    Param("r_wd", "choice", 0.01, choices=(0.0, 1e-3, 0.01, 0.1)),  # AdamW's, Lion's and Muon's weight decay
+    Param("r_steps", "int", 3000, lo=100, hi=20_000, step=100),  # the race ends there
+    Param("r_speed", "int", 2, lo=1, hi=20, step=1),  # steps per tick (30 ticks a second)
+    Param("r_seed", "int", 0, lo=0, hi=999_999, step=1),
+    *(Param(f"r_{o}_lr", "choice", RACE_LRS[o], choices=_with(LRS, RACE_LRS[o])) for o in RACERS),
 ]

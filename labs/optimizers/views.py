@@ -4,16 +4,18 @@ import numpy as np
 import streamlit as st
 
 from sim.optimizers import (OPTIMIZERS, SCHEDULES, STATE_BYTES, converges, critical_beta, diverged_at, gd_optimal_rate,
-                            momentum_rate, optimal_momentum, path, phase_grid, schedule, surface)
-from sim.plots.optimizers import (gb, memory_rows, momentum_latex, paths_figure, phase_figure, schedule_figure,
-                                  state_bytes_figure, steps_to)
+                            momentum_rate, optimal_momentum, path, phase_grid, schedule, schedule_args, surface)
+from sim.plots.optimizers import (PICK, gb, memory_rows, momentum_latex, paths_figure, phase_chart, picked_point,
+                                  schedule_figure, state_bytes_figure, steps_to)
 from sim.shapes import ARTICLE_70B, TRAINING_STATE, bytes_per_param, training_memory
 from ui.i18n import t
+from labs.optimizers.race import schedules_race
 from labs.optimizers.schema import PAGE, SCHEMA
 from ui.urlstate import PageState, set_values
 
 ss = st.session_state
 PARTS = ("weights", "grads", "master", "optimizer", "total")  # the article gives the two moments as one
+PHASE_GRID = (80, 45)  # cells of the phase diagram along α λₙ and β (clickable: each a mark in the browser)
 
 
 def bounded(state: PageState, name: str, lo: float, hi: float, step: float, container=st, **kw):
@@ -34,6 +36,14 @@ def opt_names(opts) -> dict[str, str]:
 def use_optimum(kappa: float) -> None:
     alpha, beta, _ = optimal_momentum(1.0, kappa)
     set_values(PAGE, SCHEMA, {"m_step": round(alpha * kappa, 2), "m_beta": round(beta, 2)})
+
+
+def pick_phase() -> None:
+    """A click on the phase diagram: its cell's α λₙ and β become the section's (and the URL's)."""
+    step, beta = (p for p in SCHEMA if p.name in ("m_step", "m_beta"))
+    point = picked_point(ss.get("opt.fig.phase"), (step.lo, beta.lo), (step.hi, beta.hi))
+    if point is not None:
+        set_values(PAGE, SCHEMA, {"m_step": point[0], "m_beta": point[1]})
 
 
 def momentum_section(state: PageState) -> None:
@@ -66,11 +76,12 @@ def momentum_section(state: PageState) -> None:
         st.markdown(t("opt.mom.now", mom=f"{steps_to(rates[0]):,.0f}", gd=f"{steps_to(rates[1]):,.0f}",
                       best=f"{steps_to(best[2]):,.0f}"))
         st.latex(tex["now"])
-    alphas, betas = np.linspace(0.01, 4.0, 200) / kappa, np.linspace(0.0, 0.99, 100)
+    alphas, betas = np.linspace(0.01, 4.0, PHASE_GRID[0]) / kappa, np.linspace(0.0, 0.99, PHASE_GRID[1])
     lab = {k: t(f"opt.phase.{k}") for k in ("alpha", "beta", "rate", "current", "optimum")}
-    right.plotly_chart(phase_figure(alphas, betas, phase_grid(1.0, ln, alphas, betas), (alpha, beta), best[:2], lab,
-                                    x_scale=kappa), key="opt.fig.phase", config={"displayModeBar": False})
-    right.caption(t("opt.phase.help"))
+    right.altair_chart(phase_chart(alphas, betas, phase_grid(1.0, ln, alphas, betas), (alpha, beta), best[:2], lab,
+                                   x_scale=kappa), key="opt.fig.phase", on_select=pick_phase, selection_mode=PICK,
+                       width="stretch")
+    right.caption(t("opt.phase.help") + " " + t("opt.phase.click"))
     momentum_path(state, kappa, alpha, beta)
 
 
@@ -99,14 +110,14 @@ def schedules_section(state: PageState) -> None:
     warmup = min(state.widget("s_warmup", container=c2), steps - 1)
     floor = state.widget("s_floor", container=c3, help=t("opt.s_floor.help"))
     decay = state.widget("s_decay", container=c4, help=t("opt.s_decay.help"))
-    args = {"constant": {}, "step": {}, "cosine": {"warmup": warmup, "floor": floor},
-            "wsd": {"warmup": warmup, "floor": floor, "decay_start": int(decay * steps)}}
+    args = schedule_args(steps, warmup, floor, decay)
     curves = {name: schedule(name, steps, 1.0, **args[name]) for name in SCHEDULES}
     names = {name: t(f"opt.sched.{name}") for name in SCHEDULES}
     st.plotly_chart(schedule_figure(curves, names, {"step": t("opt.fig.step"), "lr": t("opt.sched.lr")}),
                     key="opt.fig.schedules", config={"displayModeBar": False})
     for name in SCHEDULES:
         st.markdown(f"**{names[name]}**: {t(f'opt.sched.{name}.when')}")
+    schedules_race(state, steps, warmup, floor, decay)
 
 
 def memory_section(state: PageState) -> None:

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import math
 
+import altair as alt
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from sim.plots.curves import compact_layout
+from sim.plots.panels import series, xy_panel
 from sim.plots.palette import (ALARM, AMBER, BLUE, BROWN, GOOD, GREEN, GUIDE, INK, ORANGE, PURPLE, RED, WHITE, rgba,
                                tint)
 
@@ -63,6 +66,19 @@ def _path_traces(paths: dict[str, np.ndarray], surf, names: dict[str, str], upto
     return out
 
 
+def _highlight_traces(paths: dict[str, np.ndarray], surf, names: dict[str, str], steps: tuple[int, int]
+                      ) -> list[go.Scatter]:
+    """Steps first … last of each path, drawn wide and translucent over it (no legend entry)."""
+    first, last = steps
+    out = []
+    for name, points in paths.items():
+        p = _clipped(points[:last + 1], surf)[first:]
+        out.append(go.Scatter(x=p[:, 0], y=p[:, 1], mode="lines", name=f"{names[name]} {first}–{last}",
+                              line=dict(color=rgba(colour(name), 0.45), width=12), showlegend=False,
+                              hoverinfo="skip"))
+    return out
+
+
 def _end_markers(paths: dict[str, np.ndarray], surf, diverged: dict[str, int | None], label: str) -> go.Scatter:
     """A cross where each diverged path ends."""
     ends = [(name, _clipped(p, surf)) for name, p in paths.items() if diverged.get(name) is not None]
@@ -73,11 +89,14 @@ def _end_markers(paths: dict[str, np.ndarray], surf, diverged: dict[str, int | N
 
 
 def paths_figure(surf, paths: dict[str, np.ndarray], names: dict[str, str], labels: dict,
-                 diverged: dict[str, int | None] | None = None, animate: bool = True) -> go.Figure:
+                 diverged: dict[str, int | None] | None = None, animate: bool = True,
+                 highlight: tuple[int, int] | None = None) -> go.Figure:
     """The surface's contours, the start and the minimum, and one path per optimiser in its colour.
 
     With `animate`, Plotly frames redraw the paths step by step in the browser (play button and step slider);
-    the figure first shows every path in full. labels: x, y, start, minimum, diverged, play, pause, step.
+    the figure first shows every path in full. `highlight` (first, last step) draws that stretch of every path
+    again, wide and translucent (the steps brushed on the loss chart). labels: x, y, start, minimum, diverged,
+    play, pause, step.
     """
     diverged = diverged or {}
     xs, ys, z = surface_grid(surf)
@@ -93,6 +112,8 @@ def paths_figure(surf, paths: dict[str, np.ndarray], names: dict[str, str], labe
     fig.add_trace(go.Scatter(x=minimum[:, 0], y=minimum[:, 1], mode="markers", name=labels["minimum"],
                              marker=dict(symbol="star", size=14, color=GOOD)))
     fig.add_trace(_end_markers(paths, surf, diverged, labels["diverged"]))
+    if highlight is not None:
+        fig.add_traces(_highlight_traces(paths, surf, names, highlight))
     compact_layout(fig, labels["x"], labels["y"], HEIGHT)
     (x0, x1), (y0, y1) = surf.bounds
     fig.update_xaxes(range=[x0, x1], constrain="domain")
@@ -147,32 +168,6 @@ def loss_figure(losses: dict[str, np.ndarray], names: dict[str, str], labels: di
                              marker=dict(symbol="x", size=14, color=ALARM)))
     compact_layout(fig, labels["step"], labels["loss"], HEIGHT)
     fig.update_yaxes(type="log" if log else "linear", exponentformat="power")
-    return fig
-
-
-def phase_figure(alphas: np.ndarray, betas: np.ndarray, rates: np.ndarray, current: tuple[float, float],
-                 optimum: tuple[float, float], labels: dict, x_scale: float = 1.0) -> go.Figure:
-    """Convergence rate of momentum over (α, β): rates[i, j] for betas[i], alphas[j] (≥ 1: diverges, drawn dark).
-
-    x is α · x_scale (α λₙ when x_scale = λₙ). The current (α, β) and the optimum are marked.
-    labels: alpha, beta, rate, current, optimum, diverges.
-    """
-    rates = np.asarray(rates, dtype=float)
-    shown = np.where(np.isfinite(rates), np.minimum(rates, 1.0), 1.0)
-    ax = np.asarray(alphas) * x_scale
-    fig = go.Figure(go.Heatmap(x=ax, y=betas, z=shown, zmin=0, zmax=1,
-                               colorscale=[[0.0, tint(BLUE, 0.9)], [0.5, tint(BLUE, 0.35)], [0.999, WHITE],
-                                           [1.0, tint(ALARM, 0.55)]],
-                               colorbar=dict(title=dict(text=labels["rate"], side="right"), thickness=12),
-                               hovertemplate=f"{labels['alpha']}=%{{x:.3g}}<br>{labels['beta']}=%{{y:.3g}}<br>"
-                                             f"{labels['rate']}=%{{z:.3f}}<extra></extra>"))
-    for (a, b), name, symbol, col in ((optimum, labels["optimum"], "star", GOOD),
-                                      (current, labels["current"], "circle", INK)):
-        fig.add_trace(go.Scatter(x=[a * x_scale], y=[b], mode="markers", name=name,
-                                 marker=dict(symbol=symbol, size=15, color=col, line=dict(width=1.5, color=WHITE))))
-    compact_layout(fig, labels["alpha"], labels["beta"], 420)
-    fig.update_xaxes(range=[float(ax[0]), float(ax[-1])])
-    fig.update_yaxes(range=[float(betas[0]), float(betas[-1])])
     return fig
 
 
@@ -384,3 +379,138 @@ def spread(sv: np.ndarray) -> np.ndarray:
     sv = np.asarray(sv, dtype=float)
     with np.errstate(divide="ignore"):
         return sv.max(axis=1) / sv.min(axis=1)
+
+
+def race_frame(views: list[dict], names: dict[str, str], labels: dict, scheduled: bool = False) -> dict:
+    """One frame of the live race (sim.race.Racer.view of each racer): the whole-set losses overlaid (from 0 to the
+    loss at step 0), and beside them the median wall-clock per step of each racer or, for the schedules race
+    (`scheduled`), the learning rate each run used. names: racer label -> shown name; colours by optimiser (schedules: by schedule).
+    labels: step, loss, ms, lr, loss_title, ms_title, lr_title, caption ({step}), racer ({name} {loss} {ms})."""
+    colours = SCHEDULE_COLOURS if scheduled else COLOURS
+    second = "lr" if scheduled else "ms"
+
+    def lines(key: str) -> list[dict]:
+        return [series(*v["curves"][key], color=colours.get(v["label"], INK), label=names[v["label"]],
+                       dash=v["label"] == "constant", width=2.5) for v in views]
+
+    start = max((y[0] for v in views for y in (v["curves"]["loss"][1],) if y and math.isfinite(y[0])), default=1.0)
+    panels = [xy_panel(labels["loss_title"], lines("loss"), x_label=labels["step"], y_label=labels["loss"],
+                       width=460, height=300, y_range=(0.0, 1.1 * start)),  # from 0 to the start: progress at a glance
+              xy_panel(labels[f"{second}_title"], lines(second), x_label=labels["step"], y_label=labels[second],
+                       width=360, height=300)]
+    if not scheduled:  # from 0, so a racer twice as slow is drawn twice as high; up to twice the slowest's now
+        top = max((v["ms"] for v in views if v["ms"] is not None), default=0.0)
+        panels[1]["y_range"] = [0.0, 2.0 * top or 1.0]
+    steps = max((v["steps"] for v in views), default=0)
+    racers = " · ".join(labels["racer"].format(name=names[v["label"]],
+                                               loss=fmt(v["loss"], 3) if v["loss"] is not None else "–",
+                                               ms=fmt(v["ms"], 2) if v["ms"] is not None else "–") for v in views)
+    return {"epoch": steps, "caption": f"{labels['caption'].format(step=steps)} · {racers}", "panels": panels}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Linked views (Altair, with Streamlit's selection events): the loss chart's step brush, the phase diagram's click.
+# Their data are DataFrames: st.altair_chart sends those as Arrow beside the spec, so Altair's schema validation
+# never walks the thousands of rows (inline values cost seconds per redraw).
+
+BRUSH = "steps"  # the loss chart's interval selection on the step axis
+PICK = "pick"  # the phase diagram's point selection (a click)
+
+
+def loss_chart(losses: dict[str, np.ndarray], names: dict[str, str], labels: dict,
+               diverged: dict[str, int | None] | None = None, log: bool = True) -> alt.LayerChart:
+    """f(x_t) − f* against step t per optimiser (as loss_figure), in Altair, with an interval selection BRUSH on the
+    step axis (drag to pick a stretch of steps; the page highlights it on the paths). labels: step, loss,
+    diverged."""
+    diverged = diverged or {}
+    parts, ends = [], []
+    for name, loss in losses.items():
+        loss = np.asarray(loss, dtype=float)
+        ok = np.isfinite(loss)
+        gap = np.where(ok, np.maximum(loss, 1e-12) if log else loss, np.nan)
+        parts.append(pd.DataFrame({"step": np.flatnonzero(ok), "loss": gap[ok], "name": names[name]}))
+        if diverged.get(name) is not None and ok.any():
+            last = int(np.flatnonzero(ok)[-1])
+            ends.append({"step": last, "loss": float(gap[last]), "name": labels["diverged"]})
+    rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["step", "loss", "name"])
+    order = [names[n] for n in losses]
+    colours = alt.Scale(domain=order, range=[colour(n) for n in losses])
+    y = alt.Y("loss:Q", title=labels["loss"], scale=alt.Scale(type="log" if log else "linear"))
+    brush = alt.selection_interval(name=BRUSH, encodings=["x"])
+    lines = alt.Chart(rows).mark_line(strokeWidth=2).encode(
+        x=alt.X("step:Q", title=labels["step"]), y=y,
+        color=alt.Color("name:N", scale=colours, sort=order, legend=alt.Legend(title=None, orient="top")),
+        tooltip=[alt.Tooltip("name:N", title=" "), alt.Tooltip("step:Q", title=labels["step"]),
+                 alt.Tooltip("loss:Q", title=labels["loss"], format=".3g")]).add_params(brush)
+    crosses = alt.Chart(pd.DataFrame(ends, columns=["step", "loss", "name"])).mark_point(shape="cross", size=160, color=ALARM, filled=True).encode(
+        x="step:Q", y=y, tooltip=[alt.Tooltip("name:N", title=" ")])
+    return alt.layer(lines, crosses).properties(height=HEIGHT - 60)
+
+
+def brushed_steps(state, steps: int) -> tuple[int, int] | None:
+    """The whole steps inside the loss chart's brush, from its widget state ({"selection": {BRUSH: {"step": [lo,
+    hi]}}}, as st.altair_chart keeps it), clipped to [0, steps]; None for no brush, an empty or a malformed one
+    (anything but two finite numbers) or one holding fewer than two steps."""
+    try:
+        lo, hi = (float(v) for v in state["selection"][BRUSH]["step"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    lo, hi = sorted((lo, hi))
+    first, last = max(0, math.ceil(lo)), min(int(steps), math.floor(hi))
+    return (first, last) if first < last else None
+
+
+def phase_chart(alphas: np.ndarray, betas: np.ndarray, rates: np.ndarray, current: tuple[float, float],
+                optimum: tuple[float, float], labels: dict, x_scale: float = 1.0) -> alt.LayerChart:
+    """The momentum phase diagram in Altair: one cell per (α, β) of the grids coloured by the
+    convergence rate rates[i, j] of betas[i], alphas[j] (≥ 1: diverges, red), the current (α, β) and the optimum marked, x = α · x_scale; a click on a cell is
+    the point selection PICK (fields "step" = α · x_scale and "beta" of the cell's centre).
+    labels: alpha, beta, rate, current, optimum."""
+    rates = np.asarray(rates, dtype=float)
+    ax, bs = np.asarray(alphas, dtype=float) * x_scale, np.asarray(betas, dtype=float)
+    dx, db = np.gradient(ax) / 2.0, np.gradient(bs) / 2.0
+    b, h = np.repeat(bs, len(ax)), np.repeat(db, len(ax))  # row-major as rates: β outer, α inner
+    a, w = np.tile(ax, len(bs)), np.tile(dx, len(bs))
+    cells = pd.DataFrame({"step": a, "beta": b, "x0": a - w, "x1": a + w, "y0": b - h, "y1": b + h,
+                          "rate": np.where(np.isfinite(rates), np.minimum(rates, 1.0), 1.0).reshape(-1)})
+    pick = alt.selection_point(name=PICK, fields=["step", "beta"], on="click", clear=False)
+    x = alt.X("x0:Q", title=labels["alpha"], scale=alt.Scale(domain=[float(ax[0] - dx[0]), float(ax[-1] + dx[-1])],
+                                                            nice=False, zero=False))
+    y = alt.Y("y0:Q", title=labels["beta"], scale=alt.Scale(domain=[float(bs[0] - db[0]), float(bs[-1] + db[-1])],
+                                                           nice=False, zero=False))
+    grid = alt.Chart(cells).mark_rect().encode(
+        x=x, x2="x1:Q", y=y, y2="y1:Q",
+        color=alt.Color("rate:Q", title=labels["rate"],
+                        scale=alt.Scale(domain=[0.0, 0.5, 0.999, 1.0],
+                                        range=[tint(BLUE, 0.9), tint(BLUE, 0.35), WHITE, tint(ALARM, 0.55)])),
+        tooltip=[alt.Tooltip("step:Q", title=labels["alpha"], format=".3g"),
+                 alt.Tooltip("beta:Q", title=labels["beta"], format=".3g"),
+                 alt.Tooltip("rate:Q", title=labels["rate"], format=".3f")]).add_params(pick)
+    marks = [{"x0": a * x_scale, "y0": b, "name": name, "shape": shape, "fill": col}
+             for (a, b), name, shape, col in ((optimum, labels["optimum"], "diamond", GOOD),
+                                              (current, labels["current"], "circle", INK))]
+    points = alt.Chart(pd.DataFrame(marks)).mark_point(size=220, filled=True, stroke=WHITE, strokeWidth=1.5,
+                                                          opacity=1).encode(
+        x="x0:Q", y="y0:Q", shape=alt.Shape("name:N", scale=alt.Scale(domain=[m["name"] for m in marks],
+                                                                      range=[m["shape"] for m in marks]),
+                                            legend=alt.Legend(title=None, orient="top")),
+        fill=alt.Fill("name:N", scale=alt.Scale(domain=[m["name"] for m in marks], range=[m["fill"] for m in marks]),
+                      legend=None),
+        tooltip=[alt.Tooltip("name:N", title=" ")])
+    return alt.layer(grid, points).properties(height=420)
+
+
+def picked_point(state, lo: tuple[float, float], hi: tuple[float, float]) -> tuple[float, float] | None:
+    """(α·x_scale, β) of the phase diagram's clicked cell, from its widget state ({"selection": {PICK: [{"step":
+    …, "beta": …}]}}, as st.altair_chart keeps it), rounded to 0.01 and held to [lo, hi] per coordinate; None
+    for no click, an empty or a malformed selection."""
+    try:
+        point = state["selection"][PICK][0]
+        step, beta = float(point["step"]), float(point["beta"])
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return None
+    if not (math.isfinite(step) and math.isfinite(beta)):
+        return None
+    return (round(min(hi[0], max(lo[0], step)), 2), round(min(hi[1], max(lo[1], beta)), 2))
