@@ -1,0 +1,178 @@
+"""The language-model lab's scaling laws: the published fits for a budget the user picks, and a sweep of tiny models
+measured here (bundled, and a smaller one a class runs live) with its IsoFLOP curves and fitted loss surface."""
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from sim.lm import (LIVE_BUDGETS, LIVE_WIDTHS, MIN_FIT_STEPS, SWEEP_CONTEXT, make_task, run_record, sweep,
+                    sweep_points, synthetic_text)
+from sim.plots.lm import curves_chart, inference_figure, isoflop_chart, kaplan_figure, laws_figure, selected_runs
+from sim.scaling import (FITS, MODELS, RULES, article_rule, compute_optimal, fit_loss_surface, inference_optimal,
+                         isoflop_minimum, kaplan_loss)
+from ui.i18n import t
+from ui.urlstate import PageState
+
+MEASUREMENTS = Path(__file__).resolve().parents[2] / "assets" / "measurements"
+ss = st.session_state
+
+
+def _e(x: float) -> str:
+    return f"{x:.3g}"
+
+
+# ---------- published ----------
+def laws_section(state: PageState) -> None:
+    st.markdown(t("lm.laws_intro"))
+    log_c = state.widget("log_c", help=t("lm.log_c.help"))
+    C = 10 ** log_c
+    st.markdown(t("lm.budget", c=_e(C)))
+    rows, current = [], {}
+    for fit in RULES:
+        N, D = compute_optimal(C, fit)
+        current[fit] = (N, D)
+        loss = f"{FITS[fit].loss(N, D):.3f}" if fit in FITS else "–"
+        rows.append({t("lm.col.fit"): t(f"lm.fit.{fit}"), "N": _e(N), "D": _e(D), "D/N": f"{D / N:.1f}",
+                     "6ND": _e(6 * N * D), t("lm.col.loss"): loss})
+    art = article_rule(C)
+    current["article"] = (art["N"], art["D"])
+    rows.append({t("lm.col.fit"): t("lm.fit.article"), "N": _e(art["N"]), "D": _e(art["D"]), "D/N": "20.0",
+                 "6ND": _e(art["spent"]), t("lm.col.loss"): "–"})
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.warning(t("lm.article_explain", n=_e(art["N"]), d=_e(art["D"]), spent=_e(art["spent"]),
+                 n120=_e(current["rule20"][0]), d_kept=_e(art["D_if_budget_kept"])), icon=":material/calculate:")
+    Cs = np.logspace(18, 27, 60)
+    frontiers = {fit: tuple(np.array([compute_optimal(c, fit)[i] for c in Cs]) for i in (0, 1)) for fit in RULES}
+    names = {k: t(f"lm.fit.{k}") for k in (*RULES, "article")}
+    labels = {"N": t("lm.axis.N"), "D": t("lm.axis.D"), "models": t("lm.models")}
+    st.plotly_chart(laws_figure(frontiers, current, MODELS, names, labels), key="lm.fig.laws")
+    st.caption(t("lm.laws_help"))
+    inference_view(state, C)
+    st.subheader(t("lm.kaplan_title"))
+    N = np.logspace(6, 12, 80)
+    f = FITS["hoffmann"]
+    st.plotly_chart(kaplan_figure(N, kaplan_loss(N), f.loss(N, 20 * N), {
+        "N": t("lm.axis.N"), "loss": t("lm.axis.loss"), "kaplan": t("lm.kaplan"), "chinchilla": t("lm.hoffmann20")}),
+        key="lm.fig.kaplan")
+    st.caption(t("lm.kaplan_help"))
+
+
+def inference_view(state: PageState, C: float) -> None:
+    st.subheader(t("lm.inference_title"))
+    c1, c2 = st.columns(2)
+    fit = state.widget("fit", container=c1, options=("hoffmann", "epoch"))
+    served = 10 ** state.widget("log_served", container=c2, help=t("lm.log_served.help"))
+    r = inference_optimal(C, fit, served)
+    c = st.columns(4)
+    c[0].metric(t("lm.m.n_best"), _e(r["N"]), delta=f"{r['N'] / r['N_chinchilla'] - 1:+.0%}", delta_color="off")
+    c[1].metric(t("lm.m.d_best"), _e(r["D"]), delta=f"{r['D'] / r['N']:.0f} D/N", delta_color="off")
+    c[2].metric(t("lm.m.total"), _e(r["total"]))
+    c[3].metric(t("lm.m.saved"), f"{1 - r['total'] / r['total_chinchilla']:.1%}")
+    f = FITS[fit]
+    N = np.logspace(math.log10(r["N_chinchilla"]) - 2.5, math.log10(r["N_chinchilla"]) + 0.7, 200)
+    gap = r["loss"] - f.E - f.A / N ** f.alpha
+    ok = gap > 0
+    N, D = N[ok], (f.B / gap[ok]) ** (1 / f.beta)
+    st.plotly_chart(inference_figure(N, 6 * N * D, 2 * N * served, r["N"], r["N_chinchilla"], {
+        "N": t("lm.axis.N"), "flops": t("lm.axis.flops"), "train": t("lm.cost.train"), "serve": t("lm.cost.serve"),
+        "total": t("lm.cost.total"), "best": t("lm.cost.best"), "chinchilla": t("lm.cost.chinchilla")}),
+        key="lm.fig.inference")
+    st.caption(t("lm.inference_help", loss=f"{r['loss']:.3f}"))
+
+
+# ---------- measured ----------
+@st.cache_data(show_spinner=False)
+def bundled_sweeps() -> list[dict]:
+    """Every bundled sweep (assets/measurements/lm-sweep-*.json), newest name first."""
+    out = []
+    for path in sorted(MEASUREMENTS.glob("lm-sweep-*.json"), reverse=True):
+        try:
+            out.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_fit(points: tuple[tuple[float, float, float], ...]):
+    try:
+        return fit_loss_surface(points)
+    except ValueError:
+        return None
+
+
+def sweep_views(sweep_: dict, key: str) -> None:
+    """IsoFLOP curves (brush runs to highlight their loss curves), the fitted surface and the optimal frontier."""
+    runs = [r for r in sweep_["runs"] if math.isfinite(r["loss"])]
+    if len(runs) < 3:
+        st.info(t("lm.sweep_too_small"))
+        return
+    budgets = sorted({r["budget"] for r in runs})
+    frontier = [m for C in budgets if (m := isoflop_minimum([r["params"] for r in runs if r["budget"] == C],
+                                                            [r["loss"] for r in runs if r["budget"] == C]))]
+    labels = {"N": t("lm.axis.N"), "D": t("lm.axis.tokens"), "loss": t("lm.axis.val_loss"),
+              "budget": t("lm.axis.budget")}
+    left, right = st.columns(2)
+    event = left.altair_chart(isoflop_chart(runs, labels, frontier), on_select="rerun", key=f"{key}.isoflop")
+    left.caption(t("lm.isoflop_help"))
+    chosen = selected_runs(event, runs)
+    right.altair_chart(curves_chart(runs, chosen, labels), key=f"{key}.curves")
+    right.caption(t("lm.curves_help", n=len(chosen)) if chosen else t("lm.curves_help_all"))
+    with st.spinner(t("lm.fitting")):
+        fit = cached_fit(tuple(sweep_points(runs)))
+    floor, lowest = sweep_["floor_per_token"], min(r["loss"] for r in runs)
+    c = st.columns(5)
+    c[0].metric(t("lm.m.true_entropy"), f"{floor:.3f}")
+    c[1].metric(t("lm.m.lowest"), f"{lowest:.3f}", delta=f"{lowest / floor - 1:+.0%}", delta_color="off")
+    if fit is None:
+        st.info(t("lm.fit_failed"))
+        return
+    c[2].metric(t("lm.m.fitted_e"), f"{fit.E:.3f}", delta=f"{fit.E / floor - 1:+.0%}", delta_color="off")
+    c[3].metric("α", f"{fit.alpha:.2f}")
+    c[4].metric("β", f"{fit.beta:.2f}")
+    st.caption(t("lm.fit_help", a=f"{fit.A:.3g}", b=f"{fit.B:.3g}", n=len(sweep_points(runs)), steps=MIN_FIT_STEPS))
+    if fit.E < 0.5 * floor:
+        st.warning(t("lm.fit_e_low", e=f"{fit.E:.3f}", floor=f"{floor:.3f}"), icon=":material/info:")
+    rows = [{t("lm.axis.budget"): _e(C), t("lm.col.isoflop_n"): f"{m[0]:,.0f}",
+             t("lm.col.fit_n"): f"{compute_optimal(C, fit)[0]:,.0f}",
+             t("lm.col.fit_d_n"): f"{compute_optimal(C, fit)[1] / compute_optimal(C, fit)[0]:.1f}"}
+            for C, m in zip(budgets, frontier)]
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.caption(t("lm.frontier_help"))
+
+
+def measured_section(state: PageState) -> None:
+    st.markdown(t("lm.measured_intro"))
+    sweeps = bundled_sweeps()
+    if sweeps:
+        s = sweeps[0]
+        st.subheader(t("lm.bundled_title"))
+        st.caption(t("lm.bundled_label", machine=s["machine"], date=s["date"], runs=len(s["runs"]),
+                     seconds=f"{s['seconds']:.0f}", lang=t(f"lm.language.{s['language']}")))
+        sweep_views(s, "lm.bundled")
+    else:
+        st.info(t("lm.no_bundled"))
+    st.subheader(t("lm.live_sweep_title"))
+    lang = state.widget("language")
+    st.caption(t("lm.live_sweep_help", runs=len(LIVE_BUDGETS) * len(LIVE_WIDTHS)))
+    if st.button(t("lm.run_sweep"), icon=":material/science:", key="lm.run_sweep"):
+        run_live_sweep(lang)
+    done = ss.get("lm.live_sweep")
+    if done and done["language"] == lang:
+        sweep_views(done, "lm.live")
+
+
+def run_live_sweep(lang: str) -> None:
+    """The class's sweep, run in this script with a progress bar; the runs so far are kept if it is interrupted."""
+    text, h = synthetic_text(lang, 30_000, 0)
+    task = make_task(text, "char", 0, SWEEP_CONTEXT, h)
+    record = {"language": lang, "floor_per_token": task.loss_floor(), "runs": []}
+    ss["lm.live_sweep"] = record
+    bar = st.progress(0.0, text=t("lm.sweep_progress", done=0, total=len(LIVE_BUDGETS) * len(LIVE_WIDTHS)))
+    total = len(LIVE_BUDGETS) * len(LIVE_WIDTHS)
+    for i, run in enumerate(sweep(task, LIVE_BUDGETS, LIVE_WIDTHS), start=1):
+        record["runs"].append(run_record(run))
+        bar.progress(i / total, text=t("lm.sweep_progress", done=i, total=total))

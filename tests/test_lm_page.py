@@ -1,0 +1,96 @@
+"""AppTest: the language-model lab in both languages, its URL values, the tokens it shows, training, the text box's
+refusals, the published numbers, and widget fuzzing."""
+import random
+
+import pytest
+from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
+
+from labs.lm.schema import SCHEMA
+from sim.scaling import compute_optimal
+from ui.i18n import catalogue
+
+LM = "labs/lm/page.py"
+EN, ZH = catalogue("en"), catalogue("zh")
+CHOICES = schema_choices("lm", SCHEMA)
+STRINGS = ("", "猫追狗", " the cat", "x" * 250, "小猫" * 150, "<b>$x$</b> [a](http://e.com)")
+
+
+def lm_page(lang="en", **query):
+    return open_lab(LM, lang, **query)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("section", CHOICES["lm.section"])
+def test_every_section_in_both_languages(lang, section):
+    at = lm_page(lang, section=section)
+    assert at.title[0].value == catalogue(lang)["lm.title"]
+    assert not at.error
+
+
+def test_bpe_tokens_and_merges_from_the_url():
+    at = lm_page(section="tokens", tokenizer="bpe", vocab="384", shown="0", language="zh")
+    m = metrics(at)
+    assert m[EN["lm.m.tokens"]] == m[EN["lm.m.bytes"]]  # no merges applied: one token per byte
+    at.slider(key="lm.shown").set_value(128).run()
+    m = metrics(at)
+    assert int(m[EN["lm.m.tokens"]]) < int(m[EN["lm.m.bytes"]]) and m[EN["lm.m.vocab"]] == "384"
+    assert at.query_params["shown"] == "128" and at.query_params["vocab"] == "384"
+    assert "�" in at.code[-1].value  # the UTF-8 pitfall: part of a character decodes to the replacement character
+
+
+def test_published_laws_follow_the_budget():
+    at = lm_page(section="laws", log_c="21")
+    table = at.dataframe[0].value
+    n = compute_optimal(1e21, "epoch")[0]
+    assert f"{n:.3g}" in table.to_string()
+    assert "2e+22" in texts(at)  # the article's rule spends 20 × 10²¹
+    at.slider(key="lm.log_served").set_value(16.0).run()
+    assert not at.exception
+
+
+def test_own_text_refusals_keep_the_page_working():
+    at = lm_page(section="train", source="own")
+    assert EN["lm.text_error.too_short"].split("{")[0] in texts(at)
+    at.text_area(key="lm.own_text").set_value("short").run()
+    assert not at.exception and at.error
+    at.text_area(key="lm.own_text").set_value("the notes say: a model predicts the next token. " * 10).run()
+    assert not at.exception and not at.error
+    assert "lm.train.player" in at.session_state
+
+
+def test_training_steps_and_the_live_caption():
+    at = lm_page(section="train", speed="5")
+    next(b for b in at.button if b.key == "lm.train.step").click().run()
+    assert not at.exception
+    run = at.session_state["lm.train.player"].model
+    assert run.trainer.steps == 5 and run.val_history
+    assert at.text_input(key="lm.prompt").value
+
+
+def test_bad_url_values_get_a_notice():
+    at = lm_page(section="train", lr="7", context="1000", temperature="-1", width="banana")
+    assert len(at.warning) >= 4
+    assert at.query_params["lr"] == "0.003" and at.query_params["context"] == "32"
+
+
+def test_zh_sampling_settings_from_the_url():
+    at = lm_page("zh", section="train", language="zh", tokenizer="bpe", vocab="280", temperature="0", top_k="3")
+    assert not at.exception and at.slider(key="lm.temperature").value == 0.0
+    assert ZH["lm.prompt_title"] in [s.value for s in at.subheader]
+
+
+def test_fuzz_every_widget():
+    rng = random.Random(5)
+    at = lm_page()
+    for section in ("tokens", "train", "laws", "measured", "tokens"):
+        at.segmented_control(key="lm.section").set_value(section).run()
+        for i in range(8):
+            widgets = [w for kind in ("slider", "select_slider", "selectbox", "number_input", "toggle", "text_input",
+                                      "text_area", "segmented_control")
+                       for w in getattr(at, kind)
+                       if w.key and w.key.startswith("lm.") and w.key != "lm.section" and not w.disabled]
+            w = rng.choice(widgets)
+            fuzz_widget(w, rng, CHOICES, STRINGS).run()
+            assert not at.exception, (section, i, w.key, w.value, at.exception)
+            if "lm.train.player" in at.session_state and rng.random() < 0.3:
+                at.session_state["lm.train.player"].model.step(3)
