@@ -1,0 +1,209 @@
+"""The transformer-block lab's slider-driven sections: normalisation, initialisation and depth, position encodings,
+the FFN and the KV cache."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+import torch.nn.functional as F
+
+from sim.blocks import (KV_KINDS, POSITIONS, ffn_module, ffn_params, init_stats, kv_bytes_per_token_layer, norm_view,
+                        position_experiment, rope, rope_frequencies, rope_pairs, rope_scores, swiglu_hidden, vectors)
+from sim.plots.blocks import (activation_figure, bars_figure, init_figure, norm_figure, position_figures, rope_figure,
+                              score_figure)
+from sim.plots.shapes import human_bytes, human_count
+from sim.shapes import kv_cache_bytes
+from ui.i18n import t
+from ui.urlstate import PageState
+
+ss = st.session_state
+CHART = {"displayModeBar": False}
+
+
+def bounded(state: PageState, name: str, lo: int, hi: int, container=st) -> int:
+    """A slider for a parameter whose range depends on other settings (a cell inside the tensor's shape)."""
+    key = state.key(name)
+    value = min(hi, max(lo, state.values[name]))
+    if hi <= lo:
+        state.set(name, lo)
+        return lo
+    if key not in ss or not lo <= ss[key] <= hi:
+        ss[key] = value
+    value = container.slider(t(key), lo, hi, step=1, key=key)
+    state.set(name, value)
+    return value
+
+
+# ---------- normalisation ----------
+def norm_section(state: PageState) -> None:
+    st.markdown(t("blk.norm.intro"))
+    c = st.columns([3, 1, 1, 1, 1])
+    kind = state.widget("n_kind", container=c[0])
+    B, T, d = (state.widget(n, container=col) for n, col in zip(("n_B", "n_T", "n_d"), c[1:4]))
+    seed = state.widget("n_seed", container=c[4])
+    c = st.columns(3)
+    cell = (bounded(state, "n_b", 0, B - 1, c[0]), bounded(state, "n_t", 0, T - 1, c[1]),
+            bounded(state, "n_j", 0, d - 1, c[2]))
+    v = norm_view(kind, B, T, d, cell, seed)
+    n = int(v.group.sum())
+    st.markdown(t(f"blk.norm.what.{kind}", n=n, b=cell[0], t=cell[1], j=cell[2]))
+    b, tt, j = cell
+    x, y = v.x[b, tt, j], v.y[b, tt, j]
+    if v.mean is None:
+        st.latex(rf"y = \frac{{x}}{{\mathrm{{RMS}}}} = \frac{{{x:.3f}}}{{{v.scale:.3f}}} = {y:.3f}")
+    else:
+        st.latex(rf"y = \frac{{x-\mu}}{{\sqrt{{\sigma^2+\epsilon}}}} = \frac{{{x:.3f} - ({v.mean:.3f})}}{{{v.scale:.3f}}}"
+                 rf" = {y:.3f}")
+    if kind == "batch" and B * T == 1:
+        st.warning(t("blk.norm.batch_one"), icon=":material/warning:")
+    labels = {k: t(f"blk.norm.fig.{k}") for k in ("input", "output", "sample", "position", "feature")}
+    st.plotly_chart(norm_figure(v.x, v.y, v.group, labels), key="blk.fig.norm", config=CHART)
+    st.caption(t("blk.norm.help"))
+
+
+# ---------- initialisation and depth ----------
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_init(depth: int, width: int, init: str, act: str, seed: int):
+    return init_stats(depth, width, init, act, seed)
+
+
+def init_section(state: PageState) -> None:
+    st.markdown(t("blk.init.intro"))
+    c = st.columns([3, 3, 2, 2, 1])
+    init, act = state.widget("i_init", container=c[0]), state.widget("i_act", container=c[1])
+    depth, width = state.widget("i_depth", container=c[2]), state.widget("i_width", container=c[3])
+    seed = state.widget("i_seed", container=c[4])
+    s = cached_init(depth, width, init, act, seed)
+    labels = {k: t(f"blk.init.fig.{k}") for k in ("acts", "grads", "std", "layer", "value", "log_grad", "act_std",
+                                                    "grad_std")}
+    st.plotly_chart(init_figure(s.acts, s.grads, s.act_std, s.grad_std, labels), key="blk.fig.init", config=CHART)
+    ratio = s.grad_std[0] / max(s.grad_std[-1], 1e-300)
+    st.markdown(t("blk.init.summary", first=f"{s.act_std[0]:.3g}", last=f"{s.act_std[-1]:.3g}",
+                  g_first=f"{s.grad_std[0]:.3g}", g_last=f"{s.grad_std[-1]:.3g}", ratio=f"{ratio:.3g}", depth=depth))
+    if s.act_std[-1] < 1e-3 or ratio < 1e-3:
+        st.warning(t("blk.init.vanishing"), icon=":material/trending_down:")
+    elif s.act_std[-1] > 1e3 or ratio > 1e3:
+        st.warning(t("blk.init.exploding"), icon=":material/trending_up:")
+    st.caption(t(f"blk.init.rule.{init}"))
+
+
+# ---------- position encodings ----------
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_positions(train_len: int, test_len: int, seed: int):
+    return [position_experiment(p, train_len, test_len, seed=seed) for p in POSITIONS]
+
+
+def pos_labels() -> dict:
+    return {**{f"pos.{p}": t(f"blk.pos.name.{p}") for p in POSITIONS},
+            **{k: t(f"blk.pos.fig.{k}") for k in ("key_pos", "query_pos", "accuracy", "trained", "pair")}}
+
+
+def position_section(state: PageState) -> None:
+    st.markdown(t("blk.pos.intro"))
+    c = st.columns(4)
+    d, seed = state.widget("p_dim", container=c[0]), state.widget("p_seed", container=c[1])
+    base, P = state.widget("p_base", container=c[2]), state.widget("p_positions", container=c[3])
+    q, k = vectors(d, seed)
+    labels = pos_labels()
+    freqs = rope_frequencies(d, base).numpy()
+    shown = sorted({0, 1, d // 4, d // 2 - 1} & set(range(d // 2)))
+    st.plotly_chart(rope_figure(rope_pairs(q, torch.arange(P), base), shown, freqs, labels), key="blk.fig.rope",
+                    config=CHART)
+    st.caption(t("blk.pos.rope_help"))
+    st.subheader(t("blk.pos.relative"))
+    c = st.columns(3)
+    m, n, s = (state.widget(name, container=col) for name, col in zip(("p_m", "p_n", "p_shift"), c))
+    rows = rope_scores(q, k, m, n, [0, s, 2 * s, 7 * s])
+    st.dataframe(pd.DataFrame(rows, columns=[t("blk.pos.col.m"), t("blk.pos.col.n"), t("blk.pos.col.diff"),
+                                             t("blk.pos.col.dot")]).style.format({t("blk.pos.col.dot"): "{:.10f}"}),
+                 hide_index=True)
+    spread = max(r[3] for r in rows) - min(r[3] for r in rows)
+    plain = float(q @ k)
+    st.markdown(t("blk.pos.relative_result", spread=f"{spread:.1e}", plain=f"{plain:.4f}", q=fmt_vec(q),
+                  k=fmt_vec(k)))
+    Q = rope(q.expand(P, -1), torch.arange(P), base)
+    K = rope(k.expand(P, -1), torch.arange(P), base)
+    st.plotly_chart(score_figure((Q @ K.T).numpy(), t("blk.pos.scores_title"), labels), key="blk.fig.scores",
+                    config=CHART)
+    st.subheader(t("blk.pos.trained"))
+    st.markdown(t("blk.pos.trained_intro"))
+    c = st.columns(3)
+    L, L2 = state.widget("p_train", container=c[0]), state.widget("p_test", container=c[1])
+    tseed = state.widget("p_train_seed", container=c[2])
+    if L2 <= L:
+        st.info(t("blk.pos.test_short", train=L), icon=":material/info:")
+    with st.spinner(t("blk.pos.training")):
+        results = cached_positions(L, L2, tseed)
+    heat, acc = position_figures(results, labels)
+    st.plotly_chart(heat, key="blk.fig.pos_att", config=CHART)
+    st.plotly_chart(acc, key="blk.fig.pos_acc", config=CHART)
+    inside = {r.pos: float(np.nanmean(r.accuracy[1:L])) for r in results}
+    beyond = {r.pos: float(np.nanmean(r.accuracy[L:])) if L2 > L else float("nan") for r in results}
+    st.dataframe(pd.DataFrame({t("blk.pos.col.encoding"): [labels[f"pos.{p}"] for p in POSITIONS],
+                               t("blk.pos.col.inside"): [inside[p] for p in POSITIONS],
+                               t("blk.pos.col.beyond"): [beyond[p] for p in POSITIONS]}).style.format(precision=3),
+                 hide_index=True)
+    st.caption(t("blk.pos.trained_help"))
+
+
+def fmt_vec(v: torch.Tensor) -> str:
+    items = ", ".join(f"{x:.2f}" for x in v[:8].tolist())
+    return f"[{items}{', …' if len(v) > 8 else ''}]"
+
+
+# ---------- FFN ----------
+def ffn_section(state: PageState) -> None:
+    st.markdown(t("blk.ffn.intro"))
+    c = st.columns(2)
+    d, ratio = state.widget("f_d", container=c[0]), state.widget("f_ratio", container=c[1])
+    h, hs = ratio * d, swiglu_hidden(d)
+    rows = [("gelu", h), ("swiglu", h), ("swiglu", hs)]
+    names = [t("blk.ffn.gelu", h=h), t("blk.ffn.swiglu", h=h), t("blk.ffn.swiglu", h=hs)]
+    counts = [ffn_params(kind, d, width) for kind, width in rows]
+    module = [sum(p.numel() for p in ffn_module(kind, d, width).parameters()) for kind, width in rows]
+    st.dataframe(pd.DataFrame({t("blk.ffn.col.ffn"): names, t("blk.ffn.col.params"): counts,
+                               t("blk.ffn.col.module"): module,
+                               t("blk.ffn.col.flops"): [2 * x for x in counts],
+                               t("blk.ffn.col.ratio"): [x / counts[0] for x in counts]}).style.format(
+        {t("blk.ffn.col.ratio"): "{:.3f}"}), hide_index=True)
+    st.markdown(t("blk.ffn.summary", d=d, h=h, hs=hs, gelu=human_count(counts[0]), swiglu=human_count(counts[2])))
+    x = np.linspace(-4, 4, 161)
+    xt = torch.tensor(x)
+    curves = {"ReLU": F.relu(xt).numpy(), "GELU": F.gelu(xt).numpy(), "SiLU (Swish)": F.silu(xt).numpy()}
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(activation_figure(x, curves, {"title": t("blk.ffn.curves")}), key="blk.fig.act", config=CHART)
+    c2.plotly_chart(bars_figure(names, counts, t("blk.ffn.params_title"), t("blk.ffn.col.params")),
+                    key="blk.fig.ffn", config=CHART)
+
+
+# ---------- KV cache ----------
+def kv_section(state: PageState) -> None:
+    st.markdown(t("blk.kv.intro"))
+    c = st.columns(5)
+    L, H, dh = (state.widget(n, container=col) for n, col in zip(("k_layers", "k_heads", "k_dhead"), c[:3]))
+    kv = state.widget("k_kv", container=c[3])
+    dtype = state.widget("k_dtype", container=c[4])
+    c = st.columns(4)
+    dc, dr = state.widget("k_dc", container=c[0]), state.widget("k_drope", container=c[1])
+    T, B = state.widget("k_seq", container=c[2]), state.widget("k_batch", container=c[3])
+    if H % kv:
+        st.error(t("blk.kv.bad_groups", kv=kv, h=H), icon=":material/error:")
+        return
+    per = {kind: kv_bytes_per_token_layer(kind, H, dh, kv, dc, dr, dtype) for kind in KV_KINDS}
+    total = {kind: per[kind] * L * T * B for kind in KV_KINDS}
+    heads = {"mha": H, "gqa": kv, "mqa": 1}
+    shape_lab = {k: kv_cache_bytes(L, T, H * dh, H, n, dtype, B) for k, n in heads.items()}  # the shape lab's
+    names = [t(f"blk.kv.name.{k}") for k in KV_KINDS]
+    st.dataframe(pd.DataFrame({
+        t("blk.kv.col.kind"): names,
+        t("blk.kv.col.numbers"): [per[k] // dtype for k in KV_KINDS],
+        t("blk.kv.col.per_token"): [human_bytes(per[k]) for k in KV_KINDS],
+        t("blk.kv.col.total"): [human_bytes(total[k]) for k in KV_KINDS],
+        t("blk.kv.col.shape_lab"): [human_bytes(shape_lab[k]) if k in shape_lab else "—" for k in KV_KINDS],
+        t("blk.kv.col.ratio"): [per["mha"] / per[k] if per[k] else float("inf") for k in KV_KINDS]}).style.format(
+        {t("blk.kv.col.ratio"): "{:.1f}×"}), hide_index=True)
+    st.markdown(t("blk.kv.summary", mha=2 * H * dh, mla=dc + dr, ratio=f"{per['mha'] / per['mla']:.1f}", h=H, dh=dh,
+                  dc=dc, dr=dr))
+    st.plotly_chart(bars_figure(names, [total[k] for k in KV_KINDS], t("blk.kv.chart", T=T, B=B),
+                                t("blk.kv.axis"), log=True, text=[human_bytes(total[k]) for k in KV_KINDS]),
+                    key="blk.fig.kv", config=CHART)
+    st.caption(t("blk.kv.help"))
