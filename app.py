@@ -6,6 +6,7 @@ lazily for st.dataframe) while another thread draws a figure handed plotly a hal
 (AttributeError: ... 'pandas' has no attribute 'Series'). Imported at the top, every session's first run waits
 until it is complete (about 0.4 s, once per process).
 """
+import importlib
 import threading
 
 import pandas  # noqa: F401 - see the docstring
@@ -13,6 +14,7 @@ import streamlit as st
 
 from labs import LABS
 from sim.threads import configure_threads
+from ui import classroom, present
 from ui.i18n import init_lang, t
 from ui.sidebar import device_banner, language_switch
 
@@ -22,9 +24,29 @@ init_lang()
 home = st.Page("labs/home.py", title=t("nav.home"), icon=":material/home:", default=True)  # served at /
 pages = [st.Page(lab.file, title=t(f"nav.{lab.stem}"), icon=lab.icon, url_path=lab.url_path) for lab in LABS]
 
+
+def lab_pages() -> dict[str, classroom.LabPage]:
+    """Every lab as the class follows it: its page script and schema (imported when a class needs them)."""
+    mods = {lab.url_path: importlib.import_module(f"labs.{lab.name}.schema") for lab in LABS}
+    return {lab.url_path: classroom.LabPage(lab.url_path, lab.file, mods[lab.url_path].PAGE, mods[lab.url_path].SCHEMA)
+            for lab in LABS}
+
+
+classroom.register(lab_pages)
+present.read_flags()  # ?present=1, ?hide=a,b: kept for the session
+present.style()
+classroom.join_from_url()  # ?class=CODE: this session follows that class
 language_switch()
 banner = st.sidebar.empty()
-st.navigation([home, *pages]).run()
+page = st.navigation([home, *pages])
+if classroom.code():  # in a class: a teacher's change goes out, a student takes the class's before the page draws
+    classroom.publish(classroom.lab_pages(), page.url_path)
+    classroom.follow(classroom.lab_pages(), page.url_path)
+    classroom.sidebar(classroom.lab_pages(), page.url_path)
+classroom.message()
+page.run()
+if classroom.is_teacher():  # the teacher's settings as the page left them become the class's
+    classroom.publish(classroom.lab_pages(), page.url_path)
 device_banner(banner)  # last, so importing torch never delays the first paint
 configure_threads()  # once per process (later calls do nothing), before any Play or Step trains a model
 

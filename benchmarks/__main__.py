@@ -2,12 +2,13 @@
 import argparse
 import sys
 
-from benchmarks import attention, classification, generalization, gpu, optimizers, regression, shapes
+from benchmarks import attention, blocks, classification, generalization, gpu, optimizers, regression, shapes
 from sim.threads import configure_threads
 
 # name -> function(args); a new benchmark is a new entry
 SUBCOMMANDS = {"engine": classification.engine, "shapes": shapes.shapes, "attention": attention.attention,
-               "optimizers": optimizers.optimizers,
+               "optimizers": optimizers.optimizers, "blocks": blocks.blocks,
+               "optimizers_race": optimizers.race, "optimizers_race_browser": optimizers.race_browser,
                "regression": regression.regression, "generalization": generalization.generalization,
                "memsim": gpu.memsim, "attention_cpu": gpu.attention_cpu, "gpu": gpu.gpu, "gpu_page": gpu.gpu_page}
 
@@ -17,8 +18,16 @@ def main() -> None:
         from benchmarks import classroom
 
         return classroom.main(sys.argv[2:])
+    if sys.argv[1:2] == ["classroom_follow"]:  # K student sessions following a teacher: its own options
+        from benchmarks import classroom_follow
+
+        return classroom_follow.main(sys.argv[2:])
+    if sys.argv[1:2] == ["lm"]:  # the language-model lab: its own options (--sweep, --seconds)
+        from benchmarks import lm
+
+        return lm.main(sys.argv[2:])
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
-    parser.add_argument("subcommand", choices=sorted(SUBCOMMANDS) + ["classroom"])
+    parser.add_argument("subcommand", choices=sorted(SUBCOMMANDS) + ["classroom", "classroom_follow"])
     parser.add_argument("--epochs", type=int, default=20, help="epochs per timed repeat (engine)")
     parser.add_argument("--repeats", type=int, default=7, help="timed repeats; the best one is reported")
     parser.add_argument("--out", help="JSON file the measurement set is written to (gpu)")

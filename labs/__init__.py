@@ -28,8 +28,11 @@ LABS = [
     Lab("generalization", "generalization", ":material/balance:", "generalization"),
     Lab("optimizers", "optimizers", ":material/moving:", "optimizers"),
     Lab("attention", "attention", ":material/visibility:", "attention"),
+    Lab("lm", "lm", ":material/text_fields:", "lm"),
     Lab("shapes", "shapes", ":material/account_tree:", "shapes"),
+    Lab("blocks", "blocks", ":material/view_agenda:", "blocks"),
     Lab("gpu", "gpu", ":material/memory:", "gpu"),
+    Lab("classroom", "classroom", ":material/school:", "classroom"),
 ]
 
 

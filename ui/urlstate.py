@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from sim.text import md
+from ui import present
 from ui.i18n import lang, t
 from ui.schema import Param, check_value, read_query, write_query
 
@@ -40,6 +41,7 @@ class PageState:
                 st.warning(t("url.rejected", name=t(f"{page}.{name}"), value=md(raw, 40)),
                            icon=":material/warning:")
         self.values: dict[str, Any] = st.session_state[store]
+        self.fold = None  # the presenter view's controls button (frame), where widget() then draws
         for p in schema:  # a widget changed since the last run: its new value counts from the top
             if self.key(p.name) in st.session_state and p.kind != "ints":
                 value = st.session_state[self.key(p.name)]
@@ -52,9 +54,17 @@ class PageState:
         """Draw the standard widget for a parameter and record its value.
 
         `options` narrows a choice to the values that make sense now (e.g. datasets per problem).
+        A parameter named in `?hide=` is not drawn: its value (from the URL, the class or its default) counts.
+        In the presenter view the widget goes behind the frame's one controls button.
         """
         p, key = self.params[name], self.key(name)
         choices = options or p.choices
+        if name in present.hidden():
+            if p.kind == "choice" and self.values[name] not in choices:
+                self.values[name] = choices[0]  # as the widget would have shown it
+            return self.values[name]
+        if self.fold is not None and not present.in_fragment():
+            container = self.fold
         # widget state is dropped when the page is left, so it is restored from the kept values
         if key not in st.session_state or (p.kind == "choice" and st.session_state[key] not in choices):
             value = self.values[name] if p.kind != "choice" or self.values[name] in choices else choices[0]
@@ -85,7 +95,7 @@ class PageState:
         self.values[name] = value
 
     def query(self) -> dict[str, str]:
-        return {"lang": lang(), **write_query(self.schema, self.values)}
+        return {"lang": lang(), **write_query(self.schema, self.values), **present.carry()}
 
     def sync_url(self) -> None:
         """Write language and every parameter into the address bar (only when they changed)."""
@@ -112,7 +122,12 @@ class PageState:
         The link is drawn last (in a slot at the top) so it holds every value the body's widgets gave,
         also when the body ends early.
         """
-        head, slot = st.columns([6, 1], vertical_alignment="bottom")
+        if present.presenting():  # the presenter view: the controls behind one button beside the title
+            head, fold, slot = st.columns([4, 2, 2], vertical_alignment="bottom")
+            self.fold = present.controls_box(fold)
+            present.shortcuts()
+        else:
+            head, slot = st.columns([6, 1], vertical_alignment="bottom")
         head.title(title)
         slot = slot.empty()
         st.caption(intro)

@@ -1,0 +1,173 @@
+"""Follow latency: how long after the teacher changes a setting K students' pages show it.
+
+One teacher and K students (default 30) are AppTest sessions of the real app in this process (app.py, the
+lab's page, ui/classroom.py, the in-process class store), as one app process serves them. Each student has
+a thread that does what the class panel's fragment does every ui.classroom.POLL_S seconds, from a random
+phase: reads the class (`ui.classroom.room().state`, the poll's own call) and, when the teacher's version
+changed, reruns the whole app (the fragment's st.rerun), whose ui.classroom.follow applies the settings
+through the lab's schema before the page draws. The teacher changes one setting per round (its page runs,
+then publishes). Latency = from the start of the teacher's change to the end of the student's page run
+that shows the new value (checked on the student's widget). Prints per-round figures and the median/p95.
+AppTest runs cannot overlap (each swaps in its own Streamlit runtime), so the page runs take turns (RUNS):
+as on a server, where every session's script shares the process's one GIL, one page run at a time.
+
+With --processes K (K > 1) the students are spread over K worker processes, each an app process of its
+own, and the class lives in a redis-server this benchmark starts (MLSIM_CLASS_STORE), as with the
+launcher's K processes behind HAProxy (deploy/classroom.py). Times are taken with time.time() so that the
+processes' figures compare.
+
+    python -m benchmarks classroom_follow [--students 30] [--rounds 5] [--lab classification] [--processes 1]
+"""
+import argparse
+import multiprocessing as mp
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+from apptools import open_app, open_lab  # noqa: E402
+from ui import classroom  # noqa: E402
+
+# per lab: its page, and the selectbox the teacher changes (key, two values to alternate between)
+LABS = {"classification": ("labs/classification/page.py", "cls.activation", ("relu", "tanh")),
+        "regression": ("labs/regression/page.py", "reg.loss", ("huber", "mse"))}
+
+
+RUNS = threading.Lock()
+
+
+def quiet() -> None:
+    """AppTest sessions log a warning per bare call; the figures are what this prints."""
+    import logging
+
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    for name in list(logging.root.manager.loggerDict):
+        if name.startswith("streamlit"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+
+
+class Student(threading.Thread):
+    def __init__(self, code: str, key: str, rng: random.Random):
+        super().__init__(daemon=True)
+        self.at = open_app("en")
+        self.at.query_params["class"] = code
+        self.at.run()  # joins, and follows the teacher onto the lab
+        self.code, self.key, self.phase = code, key, rng.uniform(0, classroom.POLL_S)
+        self.seen = classroom.room().state(code).version
+        self.done: dict[int, tuple] = {}  # version -> (time its page showed it, the value shown, the page run's s)
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        start = time.time() + self.phase
+        tick = 0
+        while not self.stop.is_set():
+            tick += 1
+            time.sleep(max(0.0, start + tick * classroom.POLL_S - time.time()))
+            if self.stop.is_set():
+                return
+            state = classroom.room().state(self.code, f"bench-{id(self)}")
+            if state.version != self.seen:
+                with RUNS:
+                    began = time.time()
+                    self.at.run()  # what the fragment's st.rerun does: the whole app, follow() first
+                    self.done[state.version] = (time.time(), self.at.selectbox(key=self.key).value,
+                                                time.time() - began)
+                self.seen = state.version
+
+
+def students_in_process(code: str, key: str, n: int, seed: int, ready, stop, results) -> None:
+    """One app process's students: join, follow until `stop`, then hand back what each saw and when."""
+    quiet()
+    rng = random.Random(seed)
+    students = [Student(code, key, rng) for _ in range(n)]
+    for s in students:
+        s.start()
+    ready.put(n)
+    stop.wait()
+    for s in students:
+        s.stop.set()
+    for s in students:
+        s.join(2 * classroom.POLL_S + 5)
+    results.put([s.done for s in students])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks classroom_follow", description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--gap", type=float, default=10.0, help="seconds between the teacher's changes")
+    parser.add_argument("--lab", choices=sorted(LABS), default="classification")
+    parser.add_argument("--processes", type=int, default=1, help="app processes the students are spread over")
+    args = parser.parse_args(argv)
+    if args.processes > 1:
+        from conftest import running_redis
+
+        with tempfile.TemporaryDirectory() as folder, running_redis(Path(folder)) as (url, _):
+            os.environ[classroom.STORE_ENV] = url
+            return run(args)
+    return run(args)
+
+
+def run(args) -> None:
+    quiet()
+    page, key, values = LABS[args.lab]
+    teacher = open_lab("labs/classroom/page.py")
+    teacher.button(key="room.start_btn").click().run()
+    code = teacher.session_state["_cls.code"]
+    teacher.switch_page(page).run()  # publishes: the class follows this lab
+    t0 = time.time()
+    ctx = mp.get_context("spawn")
+    ready, results, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
+    shares = [args.students // args.processes + (i < args.students % args.processes) for i in range(args.processes)]
+    if args.processes == 1:
+        threading.Thread(target=students_in_process, args=(code, key, args.students, 0, ready, stop, results),
+                         daemon=True).start()
+        workers = []
+    else:
+        workers = [ctx.Process(target=students_in_process, args=(code, key, n, i, ready, stop, results))
+                   for i, n in enumerate(shares)]
+        for w in workers:
+            w.start()
+    for _ in shares:
+        ready.get()
+    print(f"{args.students} students in {args.processes} app process(es) joined class {code} on {args.lab} in "
+          f"{time.time() - t0:.1f} s (poll every {classroom.POLL_S} s, store {classroom.room().store.__class__.__name__})")
+    time.sleep(classroom.POLL_S * 1.5)
+    rounds = []
+    for r in range(args.rounds):
+        value = values[r % 2]
+        start = time.time()
+        with RUNS:
+            teacher.selectbox(key=key).set_value(value).run()  # the teacher's change: publish, then the page
+        rounds.append((classroom.room().state(code).version, value, start, time.time() - start))
+        time.sleep(max(0.0, start + args.gap - time.time()))
+    stop.set()
+    seen = [done for _ in shares for done in results.get()]
+    for w in workers:
+        w.join()
+    latencies = []
+    for r, (version, value, start, teacher_s) in enumerate(rounds):
+        got = [done[version][0] - start for done in seen if version in done]
+        wrong = sum(done[version][1] != value for done in seen if version in done)
+        latencies += got
+        print(f"round {r + 1}: {key}={value}: teacher's run {teacher_s:.2f} s; {len(got)}/{len(seen)} followed, "
+              f"median {statistics.median(got):.2f} s, max {max(got):.2f} s, wrong values {wrong}")
+    runs = [done[version][2] for version, *_ in rounds for done in seen if version in done]
+    print(f"a student's page run (the app, following): mean {statistics.mean(runs):.3f} s; they take turns within "
+          f"an app process, so the last of {len(seen)} students waits about {len(seen) / args.processes:.0f} runs")
+    latencies.sort()
+    p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
+    print(f"follow latency over {len(latencies)} student page updates: median {statistics.median(latencies):.2f} s, "
+          f"p95 {p95:.2f} s, max {latencies[-1]:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

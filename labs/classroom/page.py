@@ -1,0 +1,185 @@
+"""Start a class: the class code, the LAN address and a QR code of the join link, projector-sized; then
+predict-then-reveal (the teacher poses a question, students answer, a live histogram, the reveal runs the
+experiment). Students who joined answer here. The class machinery is ui/classroom.py and sim/classroom.py."""
+import html
+import io
+
+import segno
+import streamlit as st
+
+from labs.classroom.questions import BANK, questions
+from labs.classroom.schema import PAGE, SCHEMA
+from sim import classroom as cr
+from sim.plots.palette import BLUE, INK
+from ui import classroom
+from ui.i18n import catalogue, lang, t
+from ui.schema import read_query
+from ui.urlstate import PageState, set_values
+
+ss = st.session_state
+HIST_S = 1.0  # the teacher's histogram refreshes this often
+
+
+def tr(text: str) -> str:
+    """A bank question's text is its i18n key (each student reads it in their language); a typed one is itself."""
+    return t(text) if text in catalogue(lang()) else text
+
+
+def big(text: str, size: str = "7rem") -> None:
+    """Projector-sized text (class codes are letters and digits of sim.classroom.CODE_ALPHABET only)."""
+    st.html(f'<div data-testid="room-big" style="font-size:{size};font-weight:700;letter-spacing:0.12em;'
+            f'line-height:1.1">{text}</div>')
+
+
+def qr_png(link: str) -> bytes:
+    buf = io.BytesIO()
+    segno.make(link, error="m").save(buf, kind="png", scale=12, border=2, dark=INK)
+    return buf.getvalue()
+
+
+def start_view(state: PageState) -> None:
+    left, right = st.columns(2)
+    with left.container(border=True):
+        st.subheader(t("room.teacher"))
+        st.write(t("room.start_help"))
+        if st.button(t("room.start"), type="primary", icon=":material/school:", key="room.start_btn"):
+            try:
+                classroom.start("classroom", classroom.current_params(classroom.lab_pages()["classroom"]) or {})
+            except cr.ClassroomError as e:
+                st.error(t(f"room.problem.{e.reason}", code="", lab=""), icon=":material/error:")
+            else:
+                st.rerun()
+    with right.container(border=True):
+        st.subheader(t("room.student"))
+        raw = st.text_input(t("room.join_code"), key="room.code_in", max_chars=12)
+        if st.button(t("room.join"), icon=":material/login:", key="room.join_btn") and raw:
+            if classroom.join(raw):
+                st.rerun()
+            st.error(t("room.problem.bad_code", code=raw[:12]), icon=":material/error:")
+
+
+def join_panel() -> None:
+    code = classroom.code()
+    link = cr.join_link(st.context.url or "", code, cr.lan_address())
+    left, right = st.columns([3, 2])
+    with left:
+        st.caption(t("room.code_label"))
+        big(code)
+        st.markdown(t("room.join_at", link=link))
+        st.caption(t("room.lan", addr=cr.lan_address()))
+    right.image(qr_png(link), caption=t("room.qr_caption"), width=360)
+
+
+def pose_panel(state: PageState) -> None:
+    bank = questions(state.widget("bank"))
+    left, right = st.columns(2)
+    with left.container(border=True):
+        pick = st.radio(t("room.pick"), range(len(bank)), format_func=lambda i: t(f"room.q.{bank[i].id}"),
+                        key="room.pick_q")
+        if st.button(t("room.pose"), key="room.pose_bank", icon=":material/help:", disabled=pick is None):
+            q = bank[pick]
+            pose(f"room.q.{q.id}", [f"room.q.{q.id}.{o}" for o in q.options])
+    with right.container(border=True):
+        text = st.text_input(t("room.own_text"), key="room.own_q", max_chars=cr.MAX_TEXT)
+        opts = st.text_area(t("room.own_options"), key="room.own_opts", height=110)
+        if st.button(t("room.pose"), key="room.pose_own", icon=":material/edit:"):
+            pose(text, opts.splitlines())
+
+
+def pose(text: str, options: list[str]) -> None:
+    try:
+        classroom.room().pose(classroom.code(), ss["_cls.secret"], text, options)
+    except cr.BadInput:
+        st.error(t("room.bad_question", n=cr.MAX_OPTIONS), icon=":material/error:")
+    except cr.ClassroomError as e:
+        st.error(t(f"room.problem.{e.reason}", code=classroom.code() or "", lab=""), icon=":material/error:")
+    else:
+        st.rerun()
+
+
+def reveal(question: cr.Question) -> None:
+    """Reveal: answers close, and a bank question's experiment opens in its lab (the class follows there)."""
+    classroom.room().reveal(classroom.code(), ss["_cls.secret"])
+    found = [q for q in BANK if question.text == f"room.q.{q.id}"]
+    lab = classroom.lab_pages().get(found[0].lab) if found else None
+    if lab is None:
+        st.rerun()
+    values, _ = read_query(lab.schema, {**(classroom.current_params(lab) or {}), **found[0].reveal})
+    set_values(lab.page, lab.schema, values)
+    st.switch_page(lab.file)
+
+
+@st.fragment(run_every=HIST_S)
+def teacher_live() -> None:
+    """Students connected, and the open question's answers as a live histogram."""
+    try:
+        state = classroom.room().state(classroom.code())
+        counts = classroom.room().histogram(classroom.code(), ss["_cls.secret"])
+        n = classroom.room().students(classroom.code(), ss["_cls.secret"])
+    except cr.ClassroomError as e:
+        st.warning(t(f"room.problem.{e.reason}", code=classroom.code() or "", lab=""), icon=":material/warning:")
+        return
+    st.markdown(t("room.students", n=n))
+    q = state.question
+    if q is None:
+        st.info(t("room.no_question"), icon=":material/help:")
+        return
+    st.subheader(tr(q.text))
+    rows = {"option": [tr(o) for o in q.options], "answers": [counts.get(o, 0) for o in q.options]}
+    st.bar_chart(rows, x="option", y="answers", horizontal=True, height=60 + 60 * len(q.options),
+                 color=BLUE, x_label="", y_label="")
+    st.caption(t("room.answers", n=sum(rows["answers"])))
+    bar = st.container(horizontal=True)
+    if not q.revealed and bar.button(t("room.reveal"), type="primary", icon=":material/visibility:", key="room.reveal"):
+        reveal(q)
+    if bar.button(t("room.close_q"), icon=":material/close:", key="room.close_q"):
+        classroom.room().close_question(classroom.code(), ss["_cls.secret"])
+        st.rerun()
+
+
+def teacher_view(state: PageState) -> None:
+    join_panel()
+    st.divider()
+    st.subheader(t("room.ask"))
+    teacher_live()
+    pose_panel(state)
+    if st.button(t("room.end"), icon=":material/stop_circle:", key="room.end_btn"):
+        classroom.end()
+        st.rerun()
+
+
+def student_view() -> None:
+    code = classroom.code()
+    st.markdown(t("room.in_class", code=code))
+    try:
+        q = classroom.room().state(code).question
+    except cr.ClassroomError:
+        return  # the class panel (ui/classroom.py) says what went wrong
+    if q is None:
+        st.info(t("room.waiting"), icon=":material/hourglass_top:")
+        return
+    big(html.escape(tr(q.text)), "2.4rem")
+    mine = ss.get(f"room.mine.{q.id}")
+    if q.revealed:
+        st.success(t("room.revealed", a=tr(mine) if mine else "–"), icon=":material/visibility:")
+        return
+    bar = st.container(horizontal=True)
+    for i, option in enumerate(q.options):
+        if bar.button(tr(option), key=f"room.opt.{i}", type="primary" if option == mine else "secondary"):
+            try:
+                classroom.room().answer(code, classroom.browser_id(), q.id, option)
+                ss[f"room.mine.{q.id}"] = mine = option
+            except cr.ClassroomError as e:
+                st.warning(t(f"room.problem.{e.reason}", code=code, lab=""), icon=":material/warning:")
+    if mine:
+        st.caption(t("room.your_answer", a=tr(mine)))
+
+
+state = PageState(PAGE, SCHEMA)
+with state.frame(t("room.title"), t("room.intro")):
+    if classroom.is_teacher():
+        teacher_view(state)
+    elif classroom.is_student():
+        student_view()
+    else:
+        start_view(state)

@@ -1,0 +1,408 @@
+"""Shared class state: a class code, what the class follows, questions and anonymous answers.
+
+No Streamlit here. A class lives in a key-value store: `MemoryStore` (one app process, the default) or
+`RedisStore` (several app processes behind the load balancer, each student's browser on any of them).
+Only the holder of the class's secret (made at `create`, kept in the teacher's session, stored here
+only as a hash) can change what the class follows, pose or reveal a question, or end the class. Every
+key of a class expires `timeout_s` after the teacher's last heartbeat, so a class whose teacher is
+gone ends by itself and its answers go with it.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"  # no 0/O, 1/I/L, 2/Z, 5/S, 8/B: read off a projector without doubt
+CODE_LEN = 5
+TIMEOUT_S = 90.0  # a class ends this long after the teacher's last heartbeat
+RATE_WINDOW_S = 10.0  # each browser may send RATE_LIMIT answers / settings per window
+RATE_LIMIT = 8
+SEEN_S = 10.0  # a student counts as present this long after their last poll
+MAX_TEXT = 300  # longest question or option a teacher can type
+MAX_OPTIONS = 6
+
+
+class ClassroomError(Exception):
+    """Base of what the class machinery refuses; `reason` names the message the page shows."""
+    reason = "error"
+
+
+class StoreUnavailable(ClassroomError):
+    reason = "store"
+
+
+class ClassNotFound(ClassroomError):
+    reason = "not_found"
+
+
+class Forbidden(ClassroomError):
+    reason = "forbidden"
+
+
+class RateLimited(ClassroomError):
+    reason = "rate"
+
+
+class BadInput(ClassroomError):
+    reason = "bad_input"
+
+
+class Store(Protocol):
+    """The few key-value operations a class needs; every key expires (`ttl` seconds)."""
+
+    def get(self, key: str) -> str | None: ...
+    def set(self, key: str, value: str, ttl: float, only_new: bool = False) -> bool: ...
+    def delete(self, *keys: str) -> None: ...
+    def expire(self, key: str, ttl: float) -> None: ...
+    def incr(self, key: str, ttl: float) -> int: ...
+    def hset(self, key: str, field: str, value: str, ttl: float) -> None: ...
+    def hgetall(self, key: str) -> dict[str, str]: ...
+
+
+class MemoryStore:
+    """The store inside one app process (a dict with expiry times, behind a lock)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
+        self.clock, self.lock = clock, threading.Lock()
+        self.data: dict[str, tuple[float, Any]] = {}
+        self.closed = False
+
+    def close(self) -> None:
+        """The store goes away: every later call raises StoreUnavailable (as a stopped Redis does)."""
+        self.closed = True
+
+    def _live(self, key: str) -> Any:
+        if self.closed:
+            raise StoreUnavailable("the in-process class store is closed")
+        item = self.data.get(key)
+        if item is None:
+            return None
+        if item[0] <= self.clock():
+            del self.data[key]
+            return None
+        return item[1]
+
+    def get(self, key: str) -> str | None:
+        with self.lock:
+            return self._live(key)
+
+    def set(self, key: str, value: str, ttl: float, only_new: bool = False) -> bool:
+        with self.lock:
+            if only_new and self._live(key) is not None:
+                return False
+            self._live(key)  # raises when closed
+            self.data[key] = (self.clock() + ttl, value)
+            return True
+
+    def delete(self, *keys: str) -> None:
+        with self.lock:
+            for key in keys:
+                self._live(key)
+                self.data.pop(key, None)
+
+    def expire(self, key: str, ttl: float) -> None:
+        with self.lock:
+            value = self._live(key)
+            if value is not None:
+                self.data[key] = (self.clock() + ttl, value)
+
+    def incr(self, key: str, ttl: float) -> int:
+        with self.lock:
+            value = self._live(key)
+            if value is None:
+                self.data[key] = (self.clock() + ttl, 1)
+                return 1
+            self.data[key] = (self.data[key][0], value + 1)
+            return value + 1
+
+    def hset(self, key: str, field: str, value: str, ttl: float) -> None:
+        with self.lock:
+            table = self._live(key) or {}
+            table[field] = value
+            self.data[key] = (self.clock() + ttl, table)
+
+    def hgetall(self, key: str) -> dict[str, str]:
+        with self.lock:
+            return dict(self._live(key) or {})
+
+
+class RedisStore:
+    """The same operations on a Redis server (`redis://host:port/db`), shared by every app process.
+
+    Short timeouts: a Redis that went away costs a poll half a second, and the page says the class is
+    unreachable instead of hanging.
+    """
+
+    def __init__(self, url: str, timeout_s: float = 0.5):
+        import redis  # only here: the in-process store needs no package
+
+        self.errors = (redis.RedisError, OSError)
+        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=timeout_s,
+                                      socket_connect_timeout=timeout_s)
+
+    def _call(self, fn, *args, **kw):
+        try:
+            return fn(*args, **kw)
+        except self.errors as e:
+            raise StoreUnavailable(str(e)) from e
+
+    def get(self, key: str) -> str | None:
+        return self._call(self.r.get, key)
+
+    def set(self, key: str, value: str, ttl: float, only_new: bool = False) -> bool:
+        return bool(self._call(self.r.set, key, value, px=int(ttl * 1000), nx=only_new))
+
+    def delete(self, *keys: str) -> None:
+        if keys:
+            self._call(self.r.delete, *keys)
+
+    def expire(self, key: str, ttl: float) -> None:
+        self._call(self.r.pexpire, key, int(ttl * 1000))
+
+    def incr(self, key: str, ttl: float) -> int:
+        def run():
+            pipe = self.r.pipeline()
+            pipe.incr(key)
+            pipe.pexpire(key, int(ttl * 1000), nx=True)
+            return pipe.execute()[0]
+        return self._call(run)
+
+    def hset(self, key: str, field: str, value: str, ttl: float) -> None:
+        def run():
+            pipe = self.r.pipeline()
+            pipe.hset(key, field, value)
+            pipe.pexpire(key, int(ttl * 1000))
+            pipe.execute()
+        self._call(run)
+
+    def hgetall(self, key: str) -> dict[str, str]:
+        return self._call(self.r.hgetall, key)
+
+
+def open_store(setting: str | None) -> Store:
+    """The store a setting names: "" / "memory" for the in-process one, "redis://host:port/db" for Redis."""
+    setting = (setting or "").strip()
+    if setting in ("", "memory"):
+        return MemoryStore()
+    if setting.startswith(("redis://", "rediss://", "unix://")):
+        return RedisStore(setting)
+    raise ValueError(f"unknown class store {setting!r}: use 'memory' or a redis:// URL")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question the teacher poses: its text and options (already in the teacher's language)."""
+    id: str
+    text: str
+    options: tuple[str, ...]
+    revealed: bool = False
+
+
+@dataclass(frozen=True)
+class ClassState:
+    """What a class follows now; `version` grows with every change the teacher makes."""
+    code: str
+    lab: str
+    params: dict[str, str]
+    version: int
+    question: Question | None = None
+
+
+def new_code(rng: secrets.SystemRandom | None = None) -> str:
+    rng = rng or secrets.SystemRandom()
+    return "".join(rng.choice(CODE_ALPHABET) for _ in range(CODE_LEN))
+
+
+def normal_code(raw: str | None) -> str | None:
+    """A code as typed (any case, spaces, dashes) in its canonical form, or None if it cannot be one."""
+    code = "".join(c for c in (raw or "").upper() if c not in " -")
+    return code if len(code) == CODE_LEN and all(c in CODE_ALPHABET for c in code) else None
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class Classroom:
+    """Every class of one store. Teachers call with their secret; students with their browser's id."""
+
+    def __init__(self, store: Store, timeout_s: float = TIMEOUT_S, rate_limit: int = RATE_LIMIT,
+                 rate_window_s: float = RATE_WINDOW_S, clock: Callable[[], float] = time.time):
+        self.store, self.timeout_s, self.clock = store, timeout_s, clock
+        self.rate_limit, self.rate_window_s = rate_limit, rate_window_s
+
+    @staticmethod
+    def _keys(code: str) -> dict[str, str]:
+        base = f"mlsim:class:{code}"
+        return {"main": base, "answers": f"{base}:answers", "seen": f"{base}:seen", "inbox": f"{base}:inbox"}
+
+    # the teacher -----------------------------------------------------------------------------------------
+
+    def create(self, lab: str, params: dict[str, str]) -> tuple[str, str]:
+        """A new class following (lab, params): returns (code, secret). Only the secret's holder can steer it."""
+        secret = secrets.token_urlsafe(24)
+        record = {"secret": _hash(secret), "lab": lab, "params": dict(params), "v": 1, "question": None}
+        for _ in range(20):
+            code = new_code()
+            if self.store.set(self._keys(code)["main"], json.dumps(record), self.timeout_s, only_new=True):
+                return code, secret
+        raise StoreUnavailable("no free class code")  # 25**5 codes: only a broken store gets here
+
+    def _record(self, code: str) -> dict:
+        raw = self.store.get(self._keys(code)["main"])
+        if raw is None:
+            raise ClassNotFound(code)
+        return json.loads(raw)
+
+    def _owned(self, code: str, secret: str | None) -> dict:
+        record = self._record(code)
+        if not secret or not hmac.compare_digest(record["secret"], _hash(secret)):
+            raise Forbidden(code)
+        return record
+
+    def _save(self, code: str, record: dict) -> None:
+        record["v"] += 1
+        self.store.set(self._keys(code)["main"], json.dumps(record), self.timeout_s)
+
+    def publish(self, code: str, secret: str | None, lab: str, params: dict[str, str]) -> int:
+        """The class follows (lab, params) from now; returns the new version."""
+        record = self._owned(code, secret)
+        if record["lab"] != lab or record["params"] != params:
+            record["lab"], record["params"] = lab, dict(params)
+            self._save(code, record)
+        else:
+            self.heartbeat(code, secret)
+        return record["v"]
+
+    def heartbeat(self, code: str, secret: str | None) -> None:
+        """The teacher is still here: every key of the class lives another `timeout_s`."""
+        self._owned(code, secret)
+        for key in self._keys(code).values():
+            self.store.expire(key, self.timeout_s)
+
+    def pose(self, code: str, secret: str | None, text: str, options: list[str] | tuple[str, ...]) -> Question:
+        """Ask the class a question; earlier answers are cleared."""
+        text, options = text.strip(), tuple(o.strip() for o in options if o and o.strip())
+        if not text or len(text) > MAX_TEXT or not 2 <= len(options) <= MAX_OPTIONS \
+                or any(len(o) > MAX_TEXT for o in options) or len(set(options)) != len(options):
+            raise BadInput(text[:40])
+        record = self._owned(code, secret)
+        question = Question(secrets.token_hex(4), text, options)
+        record["question"] = {"id": question.id, "text": text, "options": list(options), "revealed": False}
+        self.store.delete(self._keys(code)["answers"])
+        self._save(code, record)
+        return question
+
+    def reveal(self, code: str, secret: str | None) -> None:
+        record = self._owned(code, secret)
+        if record["question"] is not None:
+            record["question"]["revealed"] = True
+            self._save(code, record)
+
+    def close_question(self, code: str, secret: str | None) -> None:
+        record = self._owned(code, secret)
+        record["question"] = None
+        self.store.delete(self._keys(code)["answers"])
+        self._save(code, record)
+
+    def histogram(self, code: str, secret: str | None) -> dict[str, int]:
+        """How many browsers chose each option of the open question (the teacher's live view)."""
+        record = self._owned(code, secret)
+        question = record["question"]
+        if question is None:
+            return {}
+        counts = dict.fromkeys(question["options"], 0)
+        for raw in self.store.hgetall(self._keys(code)["answers"]).values():
+            answer = json.loads(raw)
+            if answer.get("q") == question["id"] and answer.get("a") in counts:
+                counts[answer["a"]] += 1
+        return counts
+
+    def students(self, code: str, secret: str | None) -> int:
+        """Browsers that polled the class in the last SEEN_S seconds."""
+        self._owned(code, secret)
+        now = self.clock()
+        return sum(now - float(ts) <= SEEN_S for ts in self.store.hgetall(self._keys(code)["seen"]).values())
+
+    def inbox(self, code: str, secret: str | None) -> list[dict]:
+        """Settings students sent, newest first: [{"lab", "params", "at"}] (anonymous)."""
+        self._owned(code, secret)
+        items = [json.loads(v) for v in self.store.hgetall(self._keys(code)["inbox"]).values()]
+        return sorted(items, key=lambda s: -s["at"])
+
+    def end(self, code: str, secret: str | None) -> None:
+        """The class ends now: its state, answers, sent settings and presence go."""
+        self._owned(code, secret)
+        self.store.delete(*self._keys(code).values())
+
+    # students --------------------------------------------------------------------------------------------
+
+    def state(self, code: str, browser: str | None = None) -> ClassState:
+        """What class `code` follows now (raises ClassNotFound when it has ended); a student's poll."""
+        record = self._record(code)
+        if browser:
+            self.store.hset(self._keys(code)["seen"], browser, f"{self.clock():.3f}", self.timeout_s)
+        q = record["question"]
+        question = None if q is None else Question(q["id"], q["text"], tuple(q["options"]), q["revealed"])
+        return ClassState(code, record["lab"], dict(record["params"]), record["v"], question)
+
+    def _limit(self, code: str, browser: str) -> None:
+        if self.store.incr(f"{self._keys(code)['main']}:rate:{browser}", self.rate_window_s) > self.rate_limit:
+            raise RateLimited(browser)
+
+    def answer(self, code: str, browser: str, question_id: str, option: str) -> None:
+        """A browser's answer to the open question (its latest counts, one per browser)."""
+        self._limit(code, browser)
+        q = self._record(code)["question"]
+        if q is None or q["id"] != question_id or q["revealed"] or option not in q["options"]:
+            raise BadInput(option[:40])
+        self.store.hset(self._keys(code)["answers"], browser, json.dumps({"q": question_id, "a": option}),
+                        self.timeout_s)
+
+    def send(self, code: str, browser: str, lab: str, params: dict[str, str]) -> None:
+        """One-shot "send my settings": the teacher sees them in the inbox and may show them to the class."""
+        self._limit(code, browser)
+        self._record(code)
+        if len(json.dumps(params)) > 4000:
+            raise BadInput(lab)
+        self.store.hset(self._keys(code)["inbox"], browser,
+                        json.dumps({"lab": lab, "params": dict(params), "at": self.clock()}), self.timeout_s)
+
+
+def lan_address() -> str:
+    """This machine's address on the LAN (the interface its default route uses); 127.0.0.1 if it has none.
+
+    A UDP socket's connect sends nothing: it only asks the kernel which interface would be used.
+    """
+    import socket
+
+    for target in ("10.255.255.255", "192.168.255.255", "172.31.255.255"):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((target, 1))
+                addr = s.getsockname()[0]
+            if addr and not addr.startswith("0."):
+                return addr
+        except OSError:
+            continue
+    return "127.0.0.1"
+
+
+def join_link(page_url: str, code: str, lan: str) -> str:
+    """The link students open: the teacher's own address (scheme, port, path), with a loopback host
+    replaced by the LAN address, and the class code as `?class=`."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(page_url or "http://localhost:8501/")
+    host = parts.hostname or "localhost"
+    if host in ("localhost", "127.0.0.1", "::1", "0.0.0.0"):
+        host = lan
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme or "http", netloc, parts.path or "/", f"class={code}", ""))

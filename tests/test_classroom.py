@@ -1,0 +1,201 @@
+"""The class engine (sim/classroom.py) against both stores: the in-process one and a real redis-server."""
+import time
+
+import pytest
+
+from sim import classroom as cr
+from sim.classroom import Classroom, MemoryStore, RedisStore, open_store
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store(request):
+    if request.param == "memory":
+        return MemoryStore()
+    url = request.getfixturevalue("redis_url")
+    s = RedisStore(url)
+    s.r.flushdb()
+    return s
+
+
+def test_codes_are_short_and_unambiguous():
+    codes = {cr.new_code() for _ in range(500)}
+    assert len(codes) > 490
+    assert all(len(c) == cr.CODE_LEN and not set(c) & set("0O1IL2Z5S8B") for c in codes)
+    assert cr.normal_code(" acd-ef ") == "ACDEF"
+    assert cr.normal_code("AC0EF") is None and cr.normal_code("ACDE") is None and cr.normal_code(None) is None
+
+
+def test_open_store_setting(redis_url):
+    assert isinstance(open_store(""), MemoryStore) and isinstance(open_store("memory"), MemoryStore)
+    assert isinstance(open_store(redis_url), RedisStore)
+    with pytest.raises(ValueError):
+        open_store("mysql://x")
+
+
+def test_teacher_publishes_students_follow(store):
+    room = Classroom(store)
+    code, secret = room.create("classification", {"lr": "0.03"})
+    s = room.state(code, "student-1")
+    assert (s.lab, s.params, s.version, s.question) == ("classification", {"lr": "0.03"}, 1, None)
+    v = room.publish(code, secret, "regression", {"degree": "3"})
+    s = room.state(code, "student-1")
+    assert (s.lab, s.params, s.version) == ("regression", {"degree": "3"}, v) and v == 2
+    assert room.publish(code, secret, "regression", {"degree": "3"}) == 2  # unchanged: no new version
+    room.state(code, "student-2")
+    assert room.students(code, secret) == 2
+
+
+def test_forged_secret_changes_nothing(store):
+    room = Classroom(store)
+    code, secret = room.create("classification", {"lr": "0.03"})
+    other_code, other_secret = room.create("classification", {})
+    for forged in (None, "", "x" * 32, other_secret, secret[:-1], secret + "x"):
+        for call in (lambda: room.publish(code, forged, "gpu", {}), lambda: room.pose(code, forged, "q?", ["a", "b"]),
+                     lambda: room.reveal(code, forged), lambda: room.end(code, forged),
+                     lambda: room.histogram(code, forged), lambda: room.heartbeat(code, forged)):
+            with pytest.raises(cr.Forbidden):
+                call()
+    s = room.state(code)
+    assert (s.lab, s.params, s.version, s.question) == ("classification", {"lr": "0.03"}, 1, None)
+    assert secret not in str(store.get(f"mlsim:class:{code}"))  # only its hash is stored
+
+
+def test_wrong_code(store):
+    room = Classroom(store)
+    with pytest.raises(cr.ClassNotFound):
+        room.state("ACDEF")
+    with pytest.raises(cr.ClassNotFound):
+        room.answer("ACDEF", "b", "q", "a")
+
+
+def test_class_expires_without_teacher_and_answers_go(store):
+    room = Classroom(store, timeout_s=0.6)
+    code, secret = room.create("classification", {})
+    q = room.pose(code, secret, "Will it curve?", ["yes", "no"])
+    room.answer(code, "b1", q.id, "yes")
+    for _ in range(3):  # the teacher's heartbeats keep it alive past its timeout
+        time.sleep(0.3)
+        room.heartbeat(code, secret)
+    assert room.histogram(code, secret) == {"yes": 1, "no": 0}
+    time.sleep(0.9)  # the teacher closed the tab
+    with pytest.raises(cr.ClassNotFound):
+        room.state(code)
+    assert store.hgetall(f"mlsim:class:{code}:answers") == {}
+
+
+def test_end_deletes_answers_and_inbox(store):
+    room = Classroom(store)
+    code, secret = room.create("classification", {})
+    q = room.pose(code, secret, "Will it curve?", ["yes", "no"])
+    room.answer(code, "b1", q.id, "no")
+    room.send(code, "b1", "regression", {"degree": "5"})
+    assert room.inbox(code, secret)[0]["params"] == {"degree": "5"}
+    room.end(code, secret)
+    for key in Classroom._keys(code).values():
+        assert store.get(key) is None if key.endswith(code) else store.hgetall(key) == {}
+    with pytest.raises(cr.ClassNotFound):
+        room.state(code)
+
+
+def test_answers_histogram_reveal(store):
+    room = Classroom(store)
+    code, secret = room.create("classification", {})
+    q = room.pose(code, secret, "Will it curve?", ["yes", "no", "depends"])
+    assert room.state(code).question == q
+    for i, a in enumerate(["yes", "no", "no", "depends", "no"]):
+        room.answer(code, f"b{i}", q.id, a)
+    room.answer(code, "b0", q.id, "no")  # a browser changes its mind: its latest answer counts, once
+    assert room.histogram(code, secret) == {"yes": 0, "no": 4, "depends": 1}
+    for bad in (("other-id", "yes"), (q.id, "maybe")):
+        with pytest.raises(cr.BadInput):
+            room.answer(code, "b9", *bad)
+    room.reveal(code, secret)
+    assert room.state(code).question.revealed
+    with pytest.raises(cr.BadInput):  # answers close at the reveal
+        room.answer(code, "b9", q.id, "yes")
+    q2 = room.pose(code, secret, "Next?", ["a", "b"])
+    assert room.histogram(code, secret) == {"a": 0, "b": 0} and q2.id != q.id
+    for bad in (("", ["a", "b"]), ("q", ["a"]), ("q", ["a", "a"]), ("x" * 400, ["a", "b"]), ("q", list("abcdefg"))):
+        with pytest.raises(cr.BadInput):
+            room.pose(code, secret, *bad)
+
+
+def test_answers_rate_limited_per_browser(store):
+    room = Classroom(store, rate_limit=5, rate_window_s=0.5)
+    code, secret = room.create("classification", {})
+    q = room.pose(code, secret, "q", ["a", "b"])
+    for _ in range(5):
+        room.answer(code, "flooder", q.id, "a")
+    with pytest.raises(cr.RateLimited):
+        room.answer(code, "flooder", q.id, "b")
+    with pytest.raises(cr.RateLimited):
+        room.send(code, "flooder", "gpu", {})
+    room.answer(code, "calm", q.id, "b")  # other browsers are not held back
+    assert room.histogram(code, secret) == {"a": 1, "b": 1}
+    time.sleep(0.7)  # the window passed
+    room.answer(code, "flooder", q.id, "b")
+    assert room.histogram(code, secret) == {"a": 0, "b": 2}
+
+
+def test_send_settings_is_bounded(store):
+    room = Classroom(store)
+    code, _ = room.create("classification", {})
+    with pytest.raises(cr.BadInput):
+        room.send(code, "b", "classification", {"x": "y" * 5000})
+
+
+def test_memory_store_gone():
+    store = MemoryStore()
+    room = Classroom(store)
+    code, secret = room.create("classification", {})
+    store.close()
+    for call in (lambda: room.state(code), lambda: room.publish(code, secret, "gpu", {}),
+                 lambda: room.answer(code, "b", "q", "a"), lambda: room.create("gpu", {})):
+        with pytest.raises(cr.StoreUnavailable):
+            call()
+
+
+def test_redis_store_gone(tmp_path):
+    from conftest import running_redis
+
+    with running_redis(tmp_path) as (url, proc):
+        room = Classroom(RedisStore(url))
+        code, secret = room.create("classification", {})
+        proc.terminate()
+        proc.wait(10)
+        t0 = time.time()
+        for call in (lambda: room.state(code), lambda: room.publish(code, secret, "gpu", {}),
+                     lambda: room.answer(code, "b", "q", "a")):
+            with pytest.raises(cr.StoreUnavailable):
+                call()
+        assert time.time() - t0 < 10  # short timeouts: a poll does not hang
+
+
+def test_join_link_uses_the_lan_address_for_a_loopback_host():
+    assert cr.join_link("http://localhost:8501/classroom", "ACDEF", "192.168.1.20") == \
+        "http://192.168.1.20:8501/classroom?class=ACDEF"
+    assert cr.join_link("https://room.school.edu/classroom?lang=zh", "ACDEF", "10.0.0.2") == \
+        "https://room.school.edu/classroom?class=ACDEF"
+    assert cr.join_link("", "ACDEF", "10.0.0.2") == "http://10.0.0.2:8501/?class=ACDEF"
+    addr = cr.lan_address()
+    assert addr.count(".") == 3 and all(0 <= int(p) <= 255 for p in addr.split("."))
+
+
+def test_question_bank_reveals_valid_settings_in_both_languages():
+    """Every bank question's reveal is a valid URL of its lab (nothing replaced by a default), and its text
+    and options exist in both catalogues."""
+    import importlib
+
+    from labs import LABS
+    from labs.classroom.questions import BANK
+    from ui.i18n import catalogue
+    from ui.schema import read_query
+
+    labs = {lab.url_path: lab.name for lab in LABS}
+    for q in BANK:
+        schema = importlib.import_module(f"labs.{labs[q.lab]}.schema").SCHEMA
+        values, rejected = read_query(schema, q.reveal)
+        assert not rejected and set(q.reveal) <= {p.name for p in schema}, q.id
+        for lang in ("en", "zh"):
+            cat = catalogue(lang)
+            assert f"room.q.{q.id}" in cat and all(f"room.q.{q.id}.{o}" in cat for o in q.options), (q.id, lang)

@@ -1,0 +1,206 @@
+"""Classroom mode through the app (AppTest): the teacher's and the students' sides, in both languages and
+with both class stores; presenter view and hidden controls on a lab."""
+import pytest
+from apptools import open_app, open_lab, texts
+
+from labs import LABS
+from sim import classroom as cr
+from ui import classroom
+
+CLS = "labs/classification/page.py"
+ROOM = "labs/classroom/page.py"
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store(request, monkeypatch):
+    """The class store the app uses (MLSIM_CLASS_STORE), fresh for each test."""
+    setting = "memory" if request.param == "memory" else request.getfixturevalue("redis_url")
+    monkeypatch.setenv(classroom.STORE_ENV, setting)
+    classroom._room.clear()
+    yield classroom.room()
+    classroom._room.clear()
+
+
+def teacher(lang="en"):
+    at = open_lab(ROOM, lang)
+    at.button(key="room.start_btn").click().run()
+    assert not at.exception, at.exception
+    return at, at.session_state["_cls.code"]
+
+
+def student(code, lang="en", **query):
+    at = open_app(lang)
+    at.query_params.update({"class": code, **query})
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_start_a_class_shows_code_link_and_qr(store, lang):
+    at, code = teacher(lang)
+    assert cr.normal_code(code) == code
+    assert f"?class={code}" in texts(at)
+    assert at.get("image"), "the QR code"
+    assert any(code in str(h.proto.body) for h in at.get("html"))  # the projector-sized code
+    assert store.state(code).lab == "classroom"
+
+
+def test_students_follow_the_teacher_and_can_explore(store):
+    t, code = teacher()
+    s = student(code)
+    assert s.session_state["_cls.code"] == code and "_cls.secret" not in s.session_state
+    assert s.session_state["_cls.v"] == store.state(code).version
+    # the teacher opens a lab and changes a setting: the class follows it there
+    t.switch_page(CLS).run()
+    t.selectbox(key="cls.activation").set_value("linear").run()
+    assert store.state(code).lab == "classification" and store.state(code).params["activation"] == "linear"
+    s.run()  # the student's poll (the sidebar fragment's timer in a browser) finds the change
+    assert not s.exception
+    assert s.session_state["_vals.cls"]["activation"] == "linear"
+    assert s.selectbox(key="cls.activation").value == "linear"
+    # exploring on one's own: the teacher's next change is not taken, until following again
+    s.toggle(key="room.follow").set_value(False).run()
+    t.selectbox(key="cls.activation").set_value("relu").run()
+    s.run()
+    assert s.selectbox(key="cls.activation").value == "linear"
+    s.toggle(key="room.follow").set_value(True).run()
+    s.run()
+    assert s.selectbox(key="cls.activation").value == "relu"
+
+
+def test_a_student_cannot_steer_the_class_whatever_the_url(store):
+    t, code = teacher()
+    t.switch_page(CLS).run()
+    before = store.state(code)
+    forged = {"secret": "x" * 32, "_cls.secret": "x", "teacher": "1", "room.start_btn": "1"}
+    s = student(code, **forged)
+    assert "_cls.secret" not in s.session_state
+    s.selectbox(key="cls.activation").set_value("sigmoid").run()
+    assert not s.exception
+    after = store.state(code)
+    assert (after.lab, after.params, after.version) == (before.lab, before.params, before.version)
+
+
+@pytest.mark.parametrize("raw,reason", [("ZZ0", "bad_code"), ("ACDEF", "not_found")])
+def test_wrong_code_is_a_message_and_the_lab_works(store, raw, reason):
+    s = open_lab(CLS, "en", **{"class": raw})
+    assert s.session_state["_cls.problem"][0] == reason
+    assert s.warning and not s.exception
+    s.selectbox(key="cls.activation").set_value("relu").run()
+    assert not s.exception
+
+
+def test_class_ends_and_students_keep_their_settings(store):
+    t, code = teacher()
+    t.switch_page(CLS).run()
+    t.selectbox(key="cls.activation").set_value("sigmoid").run()
+    s = student(code)
+    assert s.selectbox(key="cls.activation").value == "sigmoid"
+    t.switch_page(ROOM).run()
+    t.button(key="room.end_btn").click().run()
+    s.run()
+    assert s.session_state["_cls.problem"][0] == "ended" and "_cls.code" not in s.session_state
+    assert s.selectbox(key="cls.activation").value == "sigmoid"
+
+
+def test_store_gone_is_a_message(monkeypatch):
+    monkeypatch.setenv(classroom.STORE_ENV, "redis://127.0.0.1:1/0")  # nothing listens there
+    classroom._room.clear()
+    try:
+        s = open_lab(CLS, "en", **{"class": "ACDEF"})
+        assert s.session_state["_cls.problem"][0] == "store" and not s.exception
+        at = open_lab(ROOM)
+        at.button(key="room.start_btn").click().run()
+        assert at.error and not at.exception
+    finally:
+        classroom._room.clear()
+
+
+def test_predict_then_reveal(store):
+    t, code = teacher("en")
+    s = student(code, "zh")
+    t.button(key="room.pose_bank").click().run()  # the bank's first question
+    q = store.state(code).question
+    assert q is not None and q.text == "room.q.linear_deep"
+    s.run()
+    assert any("线性激活函数" in h.proto.body for h in s.get("html"))  # each student reads it in their own language
+    s.button(key="room.opt.1").click().run()
+    assert store.histogram(code, t.session_state["_cls.secret"]) == dict.fromkeys(q.options, 0) | {q.options[1]: 1}
+    t.button(key="room.reveal").click().run()
+    assert not t.exception
+    state = store.state(code)
+    assert state.question.revealed and state.lab == "classification" and state.params["activation"] == "linear"
+    s.run()
+    assert s.session_state["_vals.cls"]["hidden"] == (4, 4, 4)
+    t.switch_page(ROOM).run()
+    t.text_input(key="room.own_q").set_value("Typed?")
+    t.text_area(key="room.own_opts").set_value("one\none").run()
+    t.button(key="room.pose_own").click().run()
+    assert t.error  # two equal answers
+    t.text_area(key="room.own_opts").set_value("one\ntwo").run()
+    t.button(key="room.pose_own").click().run()
+    assert store.state(code).question.options == ("one", "two")
+
+
+def test_presenter_view_folds_and_hides_controls():
+    at = open_lab(CLS, "en", present="1", hide="lr,seed")
+    keys = {w.key for w in at.selectbox} | {w.key for w in at.slider} | {w.key for w in at.number_input}
+    assert "cls.lr" not in keys and "cls.seed" not in keys and "cls.activation" in keys
+    assert at.session_state["_vals.cls"]["lr"] == 0.03  # a hidden control's value still counts
+    assert any("font-size" in str(h.proto.body) for h in at.get("html"))
+    assert at.query_params["present"] == "1" and at.query_params["hide"] == "lr,seed"  # kept in the URL
+    folded = [w.key for b in blocks(at._tree, "popover") for w in b.selectbox]
+    assert "cls.activation" in folded and "cls.dataset" in folded  # behind the one controls button
+
+
+def blocks(node, kind):
+    """Every block of `kind` (e.g. "popover") under `node`."""
+    for child in getattr(node, "children", {}).values():
+        if getattr(child, "type", None) == kind:
+            yield child
+        yield from blocks(child, kind)
+
+
+def test_follow_benchmark_drives_students_through_the_page_code(capsys, monkeypatch):
+    from benchmarks import classroom_follow
+
+    monkeypatch.setenv(classroom.STORE_ENV, "memory")
+    classroom._room.clear()
+    classroom_follow.main(["--students", "2", "--rounds", "2", "--gap", "5"])
+    out = capsys.readouterr().out
+    assert out.count("2/2 followed") == 2 and "wrong values 0" in out and "follow latency over 4" in out
+
+
+def test_send_my_settings_reaches_the_teacher_who_can_show_them(store):
+    t, code = teacher()
+    t.switch_page(CLS).run()
+    s = student(code)
+    s.toggle(key="room.follow").set_value(False).run()  # exploring on their own
+    s.selectbox(key="cls.activation").set_value("sigmoid").run()
+    s.button(key="room.send").click().run()
+    assert not s.exception
+    inbox = store.inbox(code, t.session_state["_cls.secret"])
+    assert len(inbox) == 1 and inbox[0]["lab"] == "classification" and inbox[0]["params"]["activation"] == "sigmoid"
+    assert store.state(code).params["activation"] != "sigmoid"  # sending is not steering
+    t.run()
+    t.button(key="room.inbox.0").click().run()  # the teacher shows it: now the class follows it
+    assert not t.exception
+    t.run()
+    assert t.selectbox(key="cls.activation").value == "sigmoid"
+    assert store.state(code).params["activation"] == "sigmoid"
+
+
+@pytest.mark.parametrize("lab", LABS, ids=lambda lab: lab.url_path)
+def test_every_lab_in_presenter_view_with_hidden_controls(lab):
+    """Every lab in LABS draws in the presenter view with its first two controls hidden: no exception, and
+    neither hidden control has a widget."""
+    import importlib
+
+    schema = importlib.import_module(f"labs.{lab.name}.schema")
+    hidden = [p.name for p in schema.SCHEMA[:2]]
+    at = open_lab(lab.file, "en", present="1", hide=",".join(hidden))
+    assert not at.exception
+    keys = {getattr(w, "key", None) for kind in ("selectbox", "slider", "number_input", "toggle", "button_group",
+                                                  "select_slider", "multiselect") for w in getattr(at, kind, [])}
+    assert not {f"{schema.PAGE}.{name}" for name in hidden} & keys, lab.url_path

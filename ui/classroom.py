@@ -1,0 +1,292 @@
+"""Classroom mode on every page: students follow the teacher's lab and settings; the teacher steers.
+
+app.py calls `join_from_url` and `follow` before the page runs (a student's first run already shows the
+class's settings), `sidebar` for the class panel (a fragment that polls the class every POLL_S seconds)
+and `publish` after the page ran (the teacher's settings, if they changed, become the class's). Labs
+are handed in as `LabPage`s (ui/ imports no lab): a followed change is applied through the lab's schema
+(`ui.urlstate.set_values`, as a preset is), and a change of lab is a `st.switch_page`.
+
+The class lives in a store chosen by the environment variable MLSIM_CLASS_STORE: unset or "memory" for
+the in-process store (one app process), "redis://host:port/0" for a Redis every app process shares.
+The teacher's secret exists only in the teacher's session (never in a URL): whatever a student puts in
+their URL, their session has no secret, so sim.classroom refuses every change they try.
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from sim import classroom as cr
+from ui.i18n import t
+from ui.schema import Param, read_query, write_query
+from ui.urlstate import set_values
+
+STORE_ENV = "MLSIM_CLASS_STORE"
+MESSAGE_S = 30.0  # a message about a class one is no longer in (ended, not found) shows this long
+POLL_S = 1.0  # a student's panel asks the class for changes this often (the follow latency is about half of it)
+ss = st.session_state
+
+
+@dataclass(frozen=True)
+class LabPage:
+    url_path: str  # the class's name for the lab (its /<url_path>)
+    file: str  # its page script, for st.switch_page
+    page: str  # its schema's PAGE prefix
+    schema: list[Param]
+
+
+_registry: dict = {}
+
+
+def register(build: Callable[[], dict[str, LabPage]]) -> None:
+    """app.py hands in how to list the labs (built on first use: importing every schema is not free)."""
+    _registry["build"] = build
+
+
+def lab_pages() -> dict[str, LabPage]:
+    if "pages" not in _registry:
+        _registry["pages"] = _registry["build"]()
+    return _registry["pages"]
+
+
+@st.cache_resource(show_spinner=False)
+def _room(setting: str) -> cr.Classroom:
+    return cr.Classroom(cr.open_store(setting))
+
+
+def room() -> cr.Classroom:
+    """The class store of this process (shared by every session; raises StoreUnavailable if it is misnamed)."""
+    try:
+        return _room(os.environ.get(STORE_ENV, ""))
+    except (ValueError, ImportError) as e:
+        raise cr.StoreUnavailable(str(e)) from e
+
+
+def browser_id() -> str:
+    """The id answers and sent settings are counted by (this tab's session; never shown)."""
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx else "test"
+
+
+def code() -> str | None:
+    return ss.get("_cls.code")
+
+
+def is_teacher() -> bool:
+    return bool(ss.get("_cls.code") and ss.get("_cls.secret"))
+
+
+def is_student() -> bool:
+    return bool(ss.get("_cls.code") and not ss.get("_cls.secret"))
+
+
+def following() -> bool:
+    return is_student() and ss.get("_cls.follow", True)
+
+
+def _problem(reason: str | None, **params) -> None:
+    if reason is not None and ss.get("_cls.problem") != (reason, params):
+        ss["_cls.problem_at"] = time.time()
+    ss["_cls.problem"] = None if reason is None else (reason, params)
+
+
+def join(raw: str | None) -> bool:
+    """Join class `raw` as a student (a teacher's session stays the teacher's); False if it cannot be a code."""
+    if is_teacher():
+        return False
+    c = cr.normal_code(raw)
+    if c is None:
+        _problem("bad_code", code=str(raw)[:12])
+        return False
+    if c != code():
+        ss["_cls.code"], ss["_cls.follow"], ss["_cls.v"] = c, True, 0
+        _problem(None)
+    return True
+
+
+def join_from_url() -> None:
+    raw = st.query_params.get("class")
+    if raw is not None and raw != code():
+        join(raw)
+
+
+def leave() -> None:
+    """Work on your own from now: the settings on screen stay."""
+    for k in ("_cls.code", "_cls.secret", "_cls.v", "_cls.pub", "_cls.follow"):
+        ss.pop(k, None)
+    st.query_params.pop("class", None)
+
+
+def current_params(lab: LabPage) -> dict[str, str] | None:
+    """The lab's settings in this session, as URL strings (None if the lab was not opened yet).
+
+    A widget the user just changed counts already (its new value is in the session before the page runs,
+    as PageState reads it), so the teacher's change is published at the start of the run, not its end.
+    """
+    values = ss.get(f"_vals.{lab.page}")
+    if values is None:
+        return None
+    values = dict(values)
+    for p in lab.schema:
+        key = f"{lab.page}.{p.name}"
+        if key in ss and p.kind != "ints":
+            values[p.name] = tuple(c for c in p.choices if c in ss[key]) if p.kind == "multi" else ss[key]
+    try:
+        return write_query(lab.schema, values)
+    except (TypeError, ValueError):  # a widget in a state the page has not checked yet: its last kept values
+        return write_query(lab.schema, ss[f"_vals.{lab.page}"])
+
+
+def apply(state: cr.ClassState, labs: dict[str, LabPage], current: str, rerun: bool) -> None:
+    """Take the class's lab and settings: through the lab's schema (bad values become defaults), then go there."""
+    ss["_cls.v"] = state.version
+    lab = labs.get(state.lab)
+    if lab is None:  # a lab this server does not have (another version of the app)
+        _problem("unknown_lab", lab=state.lab)
+        return
+    values, _ = read_query(lab.schema, state.params)
+    set_values(lab.page, lab.schema, values)
+    if state.lab != current:
+        st.switch_page(lab.file, query_params={"class": state.code})
+    elif rerun:
+        st.rerun()
+
+
+def poll(labs: dict[str, LabPage], current: str, rerun: bool) -> cr.ClassState | None:
+    """A student's look at the class: follow a change, or note what went wrong (then the student works on)."""
+    before = ss.get("_cls.problem")
+    state = None
+    try:
+        state = room().state(code(), browser_id())
+        _problem(None)
+    except cr.ClassNotFound:
+        _problem("ended" if ss.get("_cls.v") else "not_found", code=code())
+        leave()
+    except cr.StoreUnavailable:
+        _problem("store")
+    if state is not None and following() and state.version != ss.get("_cls.v"):
+        apply(state, labs, current, rerun)
+    if rerun and ss.get("_cls.problem") != before:
+        st.rerun()  # the whole page, so the message shows above it
+    return state
+
+
+def follow(labs: dict[str, LabPage], current: str) -> None:
+    """Before the page runs: a following student takes the class's latest settings at once."""
+    if is_student():
+        poll(labs, current, rerun=False)
+
+
+def publish(labs: dict[str, LabPage], current: str) -> None:
+    """The teacher's lab and settings become the class's when they changed; otherwise a heartbeat."""
+    if not is_teacher():
+        return
+    lab = labs.get(current)
+    params = None if lab is None else current_params(lab)
+    try:
+        if params is not None and ss.get("_cls.pub") != (current, params):
+            room().publish(code(), ss["_cls.secret"], current, params)
+            ss["_cls.pub"] = (current, params)
+        else:
+            room().heartbeat(code(), ss["_cls.secret"])
+        _problem(None)
+    except (cr.ClassNotFound, cr.Forbidden):
+        _problem("lost", code=code())
+        leave()
+    except cr.StoreUnavailable:
+        _problem("store")
+
+
+def start(lab: str, params: dict[str, str]) -> None:
+    """Start a class following (lab, params); this session holds its secret."""
+    leave()
+    c, secret = room().create(lab, params)
+    ss["_cls.code"], ss["_cls.secret"], ss["_cls.pub"] = c, secret, (lab, params)
+    _problem(None)
+
+
+def end() -> None:
+    try:
+        room().end(code(), ss.get("_cls.secret"))
+    except cr.ClassroomError:
+        pass  # gone already: nothing left to delete
+    leave()
+
+
+def show_to_class(item: dict, labs: dict[str, LabPage], current: str) -> None:
+    """The teacher opens settings a student sent (their page, their values); the class follows from there."""
+    lab = labs.get(item["lab"])
+    if lab is None:
+        return
+    values, _ = read_query(lab.schema, item["params"])
+    set_values(lab.page, lab.schema, values)
+    if item["lab"] != current:
+        st.switch_page(lab.file)
+    st.rerun()
+
+
+def send_mine(labs: dict[str, LabPage], current: str) -> None:
+    lab = labs.get(current)
+    params = None if lab is None else current_params(lab)
+    try:
+        room().send(code(), browser_id(), current, params or {})
+        st.toast(t("room.sent"), icon=":material/send:")
+    except cr.ClassroomError as e:
+        st.toast(t(f"room.problem.{e.reason}", code=code() or ""), icon=":material/warning:")
+
+
+def message() -> None:
+    """What went wrong with the class, above the page (the student keeps working on their own)."""
+    problem = ss.get("_cls.problem")
+    if problem and not code() and time.time() - ss.get("_cls.problem_at", 0) > MESSAGE_S:
+        ss["_cls.problem"] = problem = None  # out of the class a while: the message has been read
+    if problem:
+        reason, params = problem
+        st.warning(t(f"room.problem.{reason}", **{"code": "", "lab": "", **params}), icon=":material/school:")
+
+
+def sidebar(labs: dict[str, LabPage], current: str) -> None:
+    """The class panel in the sidebar: a student's follow switch, the teacher's class code and inbox."""
+    if not code():
+        return
+    with st.sidebar:
+        _panel(labs, current)
+
+
+@st.fragment(run_every=POLL_S)
+def _panel(labs: dict[str, LabPage], current: str) -> None:
+    box = st.container(border=True)
+    if is_teacher():
+        publish(labs, current)
+        if not is_teacher():  # the class was lost just now
+            st.rerun()
+        try:
+            n, inbox = room().students(code(), ss["_cls.secret"]), room().inbox(code(), ss["_cls.secret"])
+        except cr.ClassroomError:
+            n, inbox = 0, []
+        box.markdown(t("room.teaching", code=code(), n=n))
+        for i, item in enumerate(inbox[:5]):
+            if box.button(t("room.inbox_item", lab=t(f"nav.{item['lab']}") if item["lab"] in labs else item["lab"]),
+                          key=f"room.inbox.{i}", icon=":material/input:"):
+                show_to_class(item, labs, current)
+        return
+    poll(labs, current, rerun=True)
+    if not code():
+        return
+    box.markdown(t("room.joined", code=code()))
+    # its own key (not "_cls.follow"): Streamlit drops a widget's state on a page switch, and a toggle whose
+    # state is gone would come back off; its value is the session's choice each run
+    box.toggle(t("room.follow"), value=following(), key="room.follow", help=t("room.follow_help"), on_change=_refollow)
+    box.button(t("room.send"), key="room.send", on_click=send_mine, args=(labs, current), icon=":material/send:")
+    box.button(t("room.leave"), key="room.leave", on_click=leave, icon=":material/logout:")
+
+
+def _refollow() -> None:
+    ss["_cls.follow"] = bool(ss.get("room.follow"))
+    if ss["_cls.follow"]:
+        ss["_cls.v"] = 0  # back to following: the class's settings are taken on the next poll

@@ -1,0 +1,108 @@
+"""Presenter view and hidden controls, for every lab: `?present=1` and `?hide=name,name`.
+
+Both are read from the URL once per session (app.py calls `read_flags` before the page runs) and kept in
+the session, so they hold across page switches, and `carry` writes them (and a student's class code) back
+into every lab's URL. The presenter view is CSS on top of the normal page (projector-sized type, the
+sidebar hidden, high contrast), one button that holds the lab's controls (PageState.widget draws them
+into `controls_box`), and keyboard shortcuts for the live labs' run buttons (ui/present_keys.js).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from ui.i18n import t
+
+ss = st.session_state
+PRESENT, HIDE, CLASS = "present", "hide", "class"  # the URL keys
+TRUE = ("1", "true", "yes", "on")
+_HERE = Path(__file__).parent
+
+# projector-sized type, no sidebar, white on black with yellow accents (readable from the back of a room)
+CSS = """
+<style>
+html, .stApp { font-size: 26px; }
+.stApp, .stApp [data-testid="stHeader"] { background: #000 !important; color: #fff !important; }
+.stApp [data-testid="stMarkdownContainer"] p, .stApp li, .stApp label, .stApp [data-testid="stCaptionContainer"],
+.stApp [data-testid="stWidgetLabel"] p { color: #fff !important; font-size: 1.15rem !important; }
+.stApp [data-testid="stCaptionContainer"] * { color: #eee !important; }
+.stApp h1 { font-size: 3.2rem !important; color: #ffd400 !important; }
+.stApp h2, .stApp h3 { font-size: 2.2rem !important; color: #ffd400 !important; }
+.stApp [data-testid="stMetricValue"] { font-size: 2.6rem !important; }
+.stApp button { font-size: 1.1rem !important; border: 2px solid #ffd400 !important; background: #000 !important;
+  color: #fff !important; }
+.stApp button p, .stApp button span { color: inherit !important; font-size: 1.1rem !important; }
+.stApp button[kind="primary"] { background: #ffd400 !important; color: #000 !important; }
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],
+.stApp header[data-testid="stHeader"] { display: none !important; }
+.stApp [data-testid="stMainBlockContainer"] { max-width: 100% !important; padding-top: 1.5rem !important; }
+</style>
+"""
+
+
+def read_flags() -> None:
+    """`present` and `hide` from the URL into the session (the URL wins when it names them)."""
+    q = st.query_params
+    if PRESENT in q:
+        ss["_present"] = q[PRESENT].strip().lower() in TRUE
+    if HIDE in q:
+        ss["_hide"] = tuple(dict.fromkeys(n.strip() for n in q[HIDE].split(",") if n.strip()))
+
+
+def presenting() -> bool:
+    return bool(ss.get("_present"))
+
+
+def hidden() -> tuple[str, ...]:
+    return ss.get("_hide", ())
+
+
+def carry() -> dict[str, str]:
+    """The session's classroom keys a lab's URL keeps: presenter view, hidden controls, a student's class."""
+    out = {}
+    if presenting():
+        out[PRESENT] = "1"
+    if hidden():
+        out[HIDE] = ",".join(hidden())
+    if ss.get("_cls.code") and not ss.get("_cls.secret"):
+        out[CLASS] = ss["_cls.code"]
+    return out
+
+
+def style() -> None:
+    """The presenter view's CSS (every page, app.py)."""
+    if presenting():
+        st.html(CSS)
+
+
+def in_fragment() -> bool:
+    """True while a fragment's body runs (a full run or its own): its widgets must stay inside it.
+
+    Reads Streamlit's per-thread fragment state (not a public API, as ui.components.in_fragment_rerun).
+    """
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+    try:
+        return bool(ThreadState.get().fragment_id)
+    except RuntimeError:  # not a script run's thread
+        return False
+
+
+def controls_box(container):
+    """The one button the presenter view folds a lab's controls behind (in `container`, beside the title)."""
+    return container.popover(t("present.controls"), icon=":material/tune:", use_container_width=True)
+
+
+_keys = None
+
+
+def shortcuts() -> None:
+    """Space: Play/Pause, →: Step, r: Reset, for whichever live view is on the page (presenter view only)."""
+    global _keys
+    if not presenting():
+        return
+    if _keys is None:
+        _keys = st.components.v2.component("mlsim_present_keys", js=(_HERE / "present_keys.js").read_text("utf-8"),
+                                           isolate_styles=False)
+    _keys(data={}, key="present.keys", height=0)
