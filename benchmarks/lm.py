@@ -2,7 +2,7 @@
 view's cost per frame, the live sweep's duration, and (--sweep) the bundled scaling sweep saved as JSON.
 
     python -m benchmarks lm                  # BPE, default model, live frame, live sweep
-    python -m benchmarks lm --sweep          # also measure the bundled sweep and save it to assets/measurements/
+    python -m benchmarks lm --sweep          # also measure the bundled sweep and save it to assets/measurements/lm/
     python -m benchmarks lm --seconds 60     # how long the default model trains
 """
 import argparse
@@ -16,7 +16,6 @@ from pathlib import Path
 
 from benchmarks import KeyLabels, best_seconds
 
-OUT_DIR = Path(__file__).resolve().parent.parent / "assets" / "measurements"
 
 
 def machine() -> str:
@@ -112,7 +111,7 @@ def run_sweep(lang: str, budgets, widths) -> dict:
 
 
 def lm(args: argparse.Namespace) -> None:
-    from sim.lm import LIVE_BUDGETS, LIVE_WIDTHS, SWEEP_BUDGETS, SWEEP_WIDTHS
+    from sim.lm import LIVE_BUDGETS, LIVE_WIDTHS, SWEEP_BUDGETS, SWEEPS_DIR, SWEEP_WIDTHS
 
     bpe_speed()
     run = default_model(args.seconds)
@@ -122,12 +121,12 @@ def lm(args: argparse.Namespace) -> None:
                       "cpu_seconds": round(live["cpu_seconds"], 1), "target_s": 180}))
     if args.sweep:
         out = run_sweep("en", SWEEP_BUDGETS, SWEEP_WIDTHS)
-        path = OUT_DIR / f"lm-sweep-{out['date']}.json"
+        path = SWEEPS_DIR / f"sweep-{out['date']}.json"
         path.write_text(json.dumps(out, indent=1), encoding="utf-8")
         ok = [r for r in out["runs"] if math.isfinite(r["loss"])]
         print(json.dumps({"bench": "lm", "case": "sweep", "runs": len(ok), "seconds": round(out["seconds"], 1),
                           "cpu_seconds": round(out["cpu_seconds"], 1),
-                          "saved": str(path.relative_to(OUT_DIR.parent.parent))}))
+                          "saved": str(path.relative_to(SWEEPS_DIR.parents[2]))}))
 
 
 def main(argv: list[str]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import torch
@@ -264,6 +265,7 @@ class SweepRun:
     curve: tuple[tuple[int, float], ...]  # (tokens seen, validation loss) along the run
 
 
+SWEEPS_DIR = Path(__file__).resolve().parents[1] / "assets" / "measurements" / "lm"  # the bundled sweeps
 SWEEP_CONTEXT = 16  # characters the sweep's models read
 SWEEP_VAL_WINDOWS = 128  # a sweep's validation loss: more windows than the live view's, as it is measured 8 times a run
 SWEEP_WIDTHS = (4, 8, 16, 32, 64, 128, 192)  # 2 layers: about 7·10² to 9·10⁵ parameters

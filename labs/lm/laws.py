@@ -2,13 +2,12 @@
 measured here (bundled, and a smaller one a class runs live) with its IsoFLOP curves and fitted loss surface."""
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from sim.lm import (LIVE_BUDGETS, LIVE_WIDTHS, MIN_FIT_STEPS, SWEEP_CONTEXT, make_task, run_record, sweep,
+from sim.lm import (LIVE_BUDGETS, LIVE_WIDTHS, MIN_FIT_STEPS, SWEEP_CONTEXT, SWEEPS_DIR, make_task, run_record, sweep,
                     sweep_points, synthetic_text)
 from sim.plots.lm import curves_chart, inference_figure, isoflop_chart, kaplan_figure, laws_figure, selected_runs
 from sim.scaling import (FITS, MODELS, RULES, article_rule, compute_optimal, fit_loss_surface, inference_optimal,
@@ -16,7 +15,6 @@ from sim.scaling import (FITS, MODELS, RULES, article_rule, compute_optimal, fit
 from ui.i18n import t
 from ui.urlstate import PageState
 
-MEASUREMENTS = Path(__file__).resolve().parents[2] / "assets" / "measurements"
 ss = st.session_state
 
 
@@ -86,9 +84,9 @@ def inference_view(state: PageState, C: float) -> None:
 # ---------- measured ----------
 @st.cache_data(show_spinner=False)
 def bundled_sweeps() -> list[dict]:
-    """Every bundled sweep (assets/measurements/lm-sweep-*.json), newest name first."""
+    """Every bundled sweep (assets/measurements/lm/sweep-*.json), newest name first."""
     out = []
-    for path in sorted(MEASUREMENTS.glob("lm-sweep-*.json"), reverse=True):
+    for path in sorted(SWEEPS_DIR.glob("sweep-*.json"), reverse=True):
         try:
             out.append(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
