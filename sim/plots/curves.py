@@ -5,6 +5,7 @@ Also holds the compact layout the other metric figures share.
 """
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from sim.history import decimate
 from sim.plots.palette import BLUE, GUIDE, ORANGE
@@ -13,12 +14,15 @@ TRAIN_COLOR = ORANGE  # TensorFlow Playground's colours
 TEST_COLOR = BLUE
 GUIDE_COLOR = GUIDE  # reference lines (chance diagonal)
 HEIGHT = 280
+# plotly_white's layout (white background, light grid) without its per-trace-type defaults: the named template is
+# validated and deep-copied into every figure (about 11 ms each; a page run builds five), this one in about 4 ms
+WHITE = go.layout.Template(layout=pio.templates["plotly_white"].layout)
 
 
 def compact_layout(fig: go.Figure, x_title: str, y_title: str, height: int = HEIGHT) -> go.Figure:
     """Small white layout with tight margins, the legend in one row above the plot."""
     fig.update_layout(
-        template="plotly_white",
+        template=WHITE,
         height=height,
         margin=dict(l=55, r=10, t=30, b=45),
         legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from sim import regression as reg
-from sim.plots.curves import TEST_COLOR, TRAIN_COLOR, compact_layout
+from sim.plots.curves import TEST_COLOR, TRAIN_COLOR, WHITE, compact_layout
 from sim.plots.palette import GREEN, GUIDE, RED
 from sim.plots.panels import series, xy_panel
 from sim.regression_data import RegressionData, truth
@@ -70,7 +70,7 @@ def residual_figure(x: np.ndarray, y_hat: np.ndarray, r: np.ndarray, outlier: np
             for axis, along in (("", x), ("2", y_hat))
             for mask, colour in ((~outlier, DATA_COLOR), (outlier, OUTLIER_COLOR)) if mask.any()]
     data.append(go.Histogram(x=r, xaxis="x3", yaxis="y3", marker_color=DATA_COLOR, showlegend=False))
-    layout = {"template": "plotly_white", "height": 320, "margin": {"l": 55, "r": 10, "t": 35, "b": 45}}
+    layout = {"template": WHITE, "height": 320, "margin": {"l": 55, "r": 10, "t": 35, "b": 45}}
     zero = {"type": "line", "y0": 0, "y1": 0, "x0": 0, "x1": 1, "line": {"color": GUIDE_COLOR, "dash": "dash"}}
     layout["shapes"] = [{**zero, "xref": "x domain", "yref": "y"}, {**zero, "xref": "x2 domain", "yref": "y2"}]
     layout["annotations"] = []

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
+from sim.plots.curves import WHITE
 from sim.plots.palette import ALARM, BLUE, GOOD, GUIDE, INK, NEUTRAL, ORANGE, rgba, tint
 from sim.shapes import LAYOUT_OPS, ShapeStep
 
@@ -184,7 +185,7 @@ def flow_figure(steps: list[ShapeStep], input_shapes: Sequence[Sequence[int]], l
                    textfont=dict(size=11, color=INK), cliponaxis=False,
                    marker=dict(symbol="square", size=26, opacity=0)),
     ], layout=dict(shapes=shapes))
-    fig.update_layout(template="plotly_white", showlegend=False, height=ROW_PX * n_rows + 40,
+    fig.update_layout(template=WHITE, showlegend=False, height=ROW_PX * n_rows + 40,
                       margin=dict(l=10, r=10, t=25, b=10),
                       hoverlabel=dict(align="left"), dragmode="pan")
     fig.update_xaxes(visible=False, range=[-0.6, n_lanes - 0.4 + (0.9 if block else 0)], fixedrange=True)
@@ -219,7 +220,7 @@ def kv_figure(options: Sequence[tuple[int, int]], chosen: int | None, labels: di
         x=names, y=[b for _, b in options], text=[human_bytes(b) for _, b in options], textposition="outside",
         marker_color=[HIGHLIGHT if k == chosen else COLOURS["matmul"][1] for k in heads], cliponaxis=False,
         hovertemplate=f"{labels['kv_heads']}: %{{x}}<br>{labels['bytes']}: %{{text}}<extra></extra>"))
-    fig.update_layout(template="plotly_white", height=280, margin=dict(l=55, r=10, t=30, b=45),
+    fig.update_layout(template=WHITE, height=280, margin=dict(l=55, r=10, t=30, b=45),
                       xaxis_title=labels["kv_heads"], yaxis_title=labels["bytes"])
     fig.update_xaxes(type="category")
     fig.update_yaxes(tickformat="~s", ticksuffix="B")
