@@ -56,3 +56,11 @@ def test_no_colour_is_written_out_elsewhere():
 def test_the_theme_is_the_palettes():
     theme = tomllib.loads((ROOT / ".streamlit/config.toml").read_text())["theme"]
     assert theme["primaryColor"] == PALETTE["blue"]
+
+
+@needs_node
+def test_presenter_shortcuts_script_parses(tmp_path):
+    module = tmp_path / "present_keys.mjs"  # a components.v2 script: an ES module like the canvas components
+    module.write_text((UI / "present_keys.js").read_text("utf-8"))
+    result = subprocess.run([NODE, "--check", str(module)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
