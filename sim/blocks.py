@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from sim.attention import positional_encoding
-from sim.history import bound, decimate
+from sim.history import LossCurve, bound
 from sim.models import embedding, linear
 from sim.shapes import kv_cache_bytes
 from sim.transformer import IGNORE, FeedForward
@@ -372,7 +372,7 @@ class DeepTransformer(nn.Module):
         return self.head(self.ln_f(x))  # (B, T, vocab)
 
 
-class DepthTrainer:
+class DepthTrainer(LossCurve):
     """Adam on a DeepTransformer with linear warmup over `warmup` steps; records the loss and each block's gradient
     norm (at initialisation and after every step)."""
 
@@ -421,10 +421,3 @@ class DepthTrainer:
             self.history.append({"step": self.steps, "loss": value})
             bound(self.history, "step", ("loss",))
 
-    def curve(self, max_points: int = 300) -> tuple[list[int], list[float]]:
-        pick = decimate(self.history, "step", ("loss",), max_points)
-        return [h["step"] for h in pick], [h["loss"] for h in pick]
-
-    def recent_loss(self, k: int = 20) -> float | None:
-        tail = [h["loss"] for h in self.history[-k:]]
-        return sum(tail) / len(tail) if tail else None

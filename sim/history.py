@@ -78,3 +78,19 @@ def bound(records: list[dict], x: str, keys: Sequence[str], cap: int = CAP) -> N
         return
     keep = kept_after_compaction([r[x] for r in records], _columns(records, keys), cap)
     records[:] = [records[i] for i in keep]
+
+
+class LossCurve:
+    """For a trainer whose `history` is a list of {"step", "loss", ...} records: its loss curve and recent loss."""
+
+    history: list[dict]
+
+    def curve(self, max_points: int = 300) -> tuple[list[int], list[float]]:
+        """Steps and losses of the history, min–max decimated to at most max_points (spikes stay visible)."""
+        pick = decimate(self.history, "step", ("loss",), max_points)
+        return [h["step"] for h in pick], [h["loss"] for h in pick]
+
+    def recent_loss(self, k: int = 20) -> float | None:
+        """Mean loss of the last k steps (single batches are noisy)."""
+        tail = [h["loss"] for h in self.history[-k:]]
+        return sum(tail) / len(tail) if tail else None

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sim.history import bound, decimate
+from sim.history import LossCurve, bound
 from sim.models import linear
 
 MODES = ("none", "aux", "bias")  # no balancing (α = 0), the auxiliary loss (α > 0), the expert bias (γ)
@@ -162,7 +162,7 @@ def flops_per_token(model: MoEModel) -> dict[str, int]:
     return {"all_experts": 2 * (dense + E * per_expert), "active": 2 * (dense + k * per_expert)}
 
 
-class MoETrainer:
+class MoETrainer(LossCurve):
     """Adam on an MoEModel under one balancing mode: "none", "aux" (loss + α·balancing loss) or "bias" (after each
     step every overloaded expert's bias goes down by γ, every underloaded one's up). Records loss, each expert's
     share of the routed tokens and the dropped share after every step."""
@@ -221,11 +221,6 @@ class MoETrainer:
     @property
     def load(self) -> list[np.ndarray]:
         return [h["load"] for h in self.history]
-
-    def curve(self, max_points: int = 300) -> tuple[list[int], list[float]]:
-        """Steps and losses, min–max thinned to at most max_points."""
-        pick = decimate(self.history, "step", ("loss",), max_points)
-        return [h["step"] for h in pick], [h["loss"] for h in pick]
 
     def dead_experts(self, k: int = 50) -> int:
         """Experts chosen for less than a quarter of their fair share over the last k steps."""

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from sim.attention import MultiHeadAttention, fmt, positional_encoding
-from sim.history import bound, decimate
+from sim.history import LossCurve, bound
 from sim.models import Dropout, embedding, linear
 from sim.text import md
 
@@ -122,7 +122,7 @@ class TinyTransformer(nn.Module):
         return [block.attn.last_weights for block in self.blocks]
 
 
-class LMTrainer:
+class LMTrainer(LossCurve):
     """Trains a TinyTransformer on a task (sim.tasks.Task) a few steps at a time; records the loss of every step."""
 
     def __init__(self, config: TransformerConfig, task, lr: float = 3e-3, batch_size: int = 32, seed: int = 0):
@@ -181,16 +181,6 @@ class LMTrainer:
         answers = [self.task.answer(p) for p in prompts]
         out = self.model.generate(idx, len(answers[0]))[:, idx.size(1):]
         return sum(self.task.vocab.decode(row) == a for row, a in zip(out, answers)) / n
-
-    def curve(self, max_points: int = 300) -> tuple[list[int], list[float]]:
-        """Steps and losses of the history, min–max decimated to at most max_points (spikes stay visible)."""
-        pick = decimate(self.history, "step", ("loss",), max_points)
-        return [h["step"] for h in pick], [h["loss"] for h in pick]
-
-    def recent_loss(self, k: int = 20) -> float | None:
-        """Mean loss of the last k steps (single batches are noisy)."""
-        tail = [h["loss"] for h in self.history[-k:]]
-        return sum(tail) / len(tail) if tail else None
 
     @torch.no_grad()
     def position_table(self) -> np.ndarray:
