@@ -54,6 +54,7 @@ SERVER_TROUBLE = re.compile(r"Traceback|had an illegal value")
 DIVERGING = {
     "classification": ("lr=10&activation=relu&speed=10", "cls.diverged.blowup"),
     "regression": ("solver=gd&lr=10&degree=3&speed=20", "reg.diverged"),
+    "optimizers": ("section=race&r_opts=sgd&r_sgd_lr=10", "opt.race.diverged"),  # the race on a real model
 }
 
 
@@ -186,7 +187,8 @@ def test_every_run_button_after_divergence(server, server_log, page, lab):
     while visit.button(visit.labels["play"]) is None and time.time() < deadline:  # the live panel is drawn last
         time.sleep(0.5)
     assert visit.press(visit.button(visit.labels["play"]), "play", settle=False)
-    page.get_by_text(EN[message].split("{")[0].strip()).first.wait_for(timeout=30_000)
+    words = next(w.strip() for w in re.split(r"\{.*?\}", EN[message]) if w.strip())  # its first literal words
+    page.get_by_text(words).first.wait_for(timeout=30_000)
     visit.check()
     visit.run_sequence()
     visit.press_everything()
