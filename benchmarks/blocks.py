@@ -100,21 +100,16 @@ def blocks(args: argparse.Namespace) -> None:
         runs={tr.mode: {"dead_experts": tr.dead_experts(), "imbalance": round(tr.imbalance(), 2),
                         "dropped": round(tr.recent(tr.dropped), 3), "loss": round(tr.recent(tr.loss), 3)} for tr in runs})
 
-    def moe_snapshot() -> None:
-        frames = []
-        for tr in runs:
-            steps, loss = tr.curve()
-            frames.append({"name": tr.mode, "steps": steps, "loss": loss, "load": tr.load_matrix()[0],
-                           "by_cluster": tr.by_cluster, "imbalance": tr.imbalance()})
-        json.dumps(moe_frame(frames, labels))
+    def moe_view() -> None:
+        json.dumps(moe_frame([tr.view(tr.mode) for tr in runs], labels))
 
     def moe_tick() -> None:  # a tick: one run's step, then a frame of all three
         runs[0].step(1)
-        moe_snapshot()
+        moe_view()
 
     ms = median_ms(moe_tick, args.repeats)
     out(section="moe", case="live_tick_1_run_step_then_frame", tick_ms=ms, ticks_per_s_bound=round(1e3 / ms, 1),
-        snapshot_ms=median_ms(moe_snapshot, args.repeats))
+        snapshot_ms=median_ms(moe_view, args.repeats))
 
     task = lab_task("reverse", 5, 16)
     depth = [DepthTrainer(DepthConfig(len(task.vocab), task.block_size, 12, 2, 32, ln), task, 0.01, w)

@@ -95,14 +95,14 @@ def race(args: argparse.Namespace) -> None:
         for r in racers:
             r.step(speed)
 
-    def frame() -> None:
+    def one_frame() -> None:
         race_frame([r.view(("loss", "ms")) for r in racers], KeyLabels(), KeyLabels())
 
     for r in racers:  # a long history, as after a minute of playing
         r.step(1500)
     print(json.dumps({"bench": "optimizers_race", "racers": len(racers), "speed": speed,
                       "tick_ms": round(best_seconds(tick, args.repeats) * 1e3, 2),
-                      "frame_ms": round(best_seconds(frame, args.repeats) * 1e3, 2),
+                      "frame_ms": round(best_seconds(one_frame, args.repeats) * 1e3, 2),
                       "frame_kb": round(len(json.dumps(race_frame([r.view(("loss", "ms")) for r in racers],
                                                                   KeyLabels(), KeyLabels()))) / 1024, 1)}))
 

@@ -238,6 +238,12 @@ class MoETrainer(LossCurve):
             return None
         return float(np.mean([h["load"] for h in self.history[-k:]], 0).max() * self.c.n_experts)
 
+    def view(self, name: str) -> dict:
+        """What a live frame shows of this run (sim.plots.blocks.moe_frame's run), under the name `name`."""
+        steps, loss = self.curve()
+        return {"name": name, "steps": steps, "loss": loss, "load": self.load_matrix()[0],
+                "by_cluster": self.by_cluster, "imbalance": self.imbalance()}
+
     def load_matrix(self, columns: int = 120) -> tuple[np.ndarray, list[int]]:
         """(E, ≤ columns) each expert's share over training (kept steps averaged into columns of equal step
         width), and each column's last step."""

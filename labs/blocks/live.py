@@ -103,16 +103,6 @@ def moe_player(v: dict) -> Player:
     return players("blk.moe", want, build, v["m_speed"])
 
 
-def moe_snapshot(runs: list[MoETrainer], v: dict, labels: dict) -> dict:
-    out = []
-    for tr in runs:
-        steps, loss = tr.curve()
-        load, _ = tr.load_matrix()
-        out.append({"name": moe_name(tr.mode, v), "steps": steps, "loss": loss, "load": load,
-                    "by_cluster": tr.by_cluster, "imbalance": tr.imbalance()})
-    return moe_frame(out, labels)
-
-
 def moe_section(state: PageState) -> None:
     st.markdown(t("blk.moe.intro"))
     c = st.columns(5)
@@ -125,7 +115,7 @@ def moe_section(state: PageState) -> None:
     player = moe_player(v)
     runs: list[MoETrainer] = player.model
     labels = {k: t(f"blk.moe.fig.{k}") for k in MOE_LABELS}
-    player.snapshot = lambda: moe_snapshot(runs, v, labels)
+    player.snapshot = lambda: moe_frame([tr.view(moe_name(tr.mode, v)) for tr in runs], labels)
 
     def messages() -> None:
         with player.lock:
