@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from sim.attention import positional_encoding
-from sim.history import LossCurve, bound
+from sim.history import LossCurve
 from sim.models import embedding, linear
 from sim.shapes import kv_cache_bytes
 from sim.transformer import IGNORE, FeedForward
@@ -415,9 +415,5 @@ class DepthTrainer(LossCurve):
             loss.backward()
             self.norms = self.grad_norms()
             self.optimizer.step()
-            self.steps += 1
-            value = loss.item()
-            self.diverged = not math.isfinite(value)
-            self.history.append({"step": self.steps, "loss": value})
-            bound(self.history, "step", ("loss",))
+            self.record(loss.item())
 

@@ -7,6 +7,7 @@ maximum and the first and the last point. NumPy only: the engine and the figure 
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -84,6 +85,15 @@ class LossCurve:
     """For a trainer whose `history` is a list of {"step", "loss", ...} records: its loss curve and recent loss."""
 
     history: list[dict]
+    steps: int
+    diverged: bool
+
+    def record(self, loss: float) -> None:
+        """One more step, whose training loss was `loss`: counted and kept; a loss that is not finite ends the run."""
+        self.steps += 1
+        self.diverged = not math.isfinite(loss)
+        self.history.append({"step": self.steps, "loss": loss})
+        bound(self.history, "step", ("loss",))
 
     def curve(self, max_points: int = 300) -> tuple[list[int], list[float]]:
         """Steps and losses of the history, min–max decimated to at most max_points (spikes stay visible)."""

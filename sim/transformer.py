@@ -2,7 +2,6 @@
 and its stepwise trainer for the attention lab."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +10,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from sim.attention import MultiHeadAttention, fmt, positional_encoding
-from sim.history import LossCurve, bound
+from sim.history import LossCurve
 from sim.models import Dropout, embedding, linear
 from sim.text import md
 
@@ -151,11 +150,7 @@ class LMTrainer(LossCurve):
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()
-        self.steps += 1
-        value = loss.item()
-        self.diverged = not math.isfinite(value)
-        self.history.append({"step": self.steps, "loss": value})
-        bound(self.history, "step", ("loss",))
+        self.record(loss.item())
 
     @torch.no_grad()
     def attention(self, text: str) -> list[torch.Tensor]:
