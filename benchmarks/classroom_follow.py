@@ -12,9 +12,9 @@ AppTest runs cannot overlap (each swaps in its own Streamlit runtime), so the pa
 as on a server, where every session's script shares the process's one GIL, one page run at a time.
 
 With --processes K (K > 1) the students are spread over K worker processes, each an app process of its
-own, and the class lives in a redis-server this benchmark starts (MLSIM_CLASS_STORE), as with the
-launcher's K processes behind HAProxy (deploy/classroom.py). Times are taken with time.time() so that the
-processes' figures compare.
+own, and the class lives in a private redis-server named by MLSIM_CLASS_STORE, started as the launcher
+(deploy/classroom.py) starts one for its K processes behind HAProxy. Times are taken with time.time() so
+that the processes' figures compare.
 
     python -m benchmarks classroom_follow [--students 30] [--rounds 5] [--lab classification] [--processes 1]
 """
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--processes", type=int, default=1, help="app processes the students are spread over")
     args = parser.parse_args(argv)
     if args.processes > 1:
-        from conftest import running_redis
+        from deploy.classroom import running_redis
 
         with tempfile.TemporaryDirectory() as folder, running_redis(Path(folder)) as (url, _):
             os.environ[classroom.STORE_ENV] = url

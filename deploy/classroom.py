@@ -3,8 +3,10 @@
     python deploy/classroom.py --processes K --port 8501 [--address 0.0.0.0]
 
 Each app process holds the sessions (models, training runs) of the browsers HAProxy sent to it; a
-cookie keeps every request of a browser, its websocket included, on that one process. Ctrl-C or
-SIGTERM stops everything the launcher started.
+cookie keeps every request of a browser, its websocket included, on that one process. Classroom mode
+needs one class store that every process shares: unless MLSIM_CLASS_STORE names one, the launcher starts
+a private redis-server for its processes (`running_redis`, which the tests and the follow benchmark use
+too). Ctrl-C or SIGTERM stops everything the launcher started.
 """
 import argparse
 import csv
@@ -18,6 +20,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from string import Template
 
@@ -27,6 +30,7 @@ INSTALL_HINT = ("haproxy is not installed. Install it with `sudo apt-get install
                 "`sudo dnf install haproxy` (Fedora) or `brew install haproxy` (macOS), then run this again.")
 # --log-requests: one line per request, written when the response starts (a websocket's 101 too):
 # client, backend/process, status, method, path, "user agent"
+STORE_ENV = "MLSIM_CLASS_STORE"  # ui.classroom.STORE_ENV (not imported: the launcher needs no Streamlit)
 REQUEST_LOG = '    log global\n    option logasap\n    log-format "%ci %b/%s %ST %HM %HU %{+Q}[capture.req.hdr(0)]"'
 
 
@@ -74,6 +78,57 @@ def start_app(port: int, log: Path) -> subprocess.Popen:
 def find_haproxy() -> str | None:
     """haproxy's path; Debian puts it in /usr/sbin, which is not on an ordinary user's PATH."""
     return shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/usr/local/sbin")
+
+
+def find_redis() -> str | None:
+    """redis-server's path (Debian: /usr/bin; some systems put it in /usr/sbin, not on a user's PATH)."""
+    return shutil.which("redis-server") or shutil.which("redis-server", path="/usr/sbin:/usr/local/sbin")
+
+
+@contextmanager
+def running_redis(folder: Path, timeout_s: float = 10):
+    """A redis-server of its own (a free port on 127.0.0.1, `folder` its directory, nothing written to disk);
+    yields (URL, process) once it accepts connections, and stops it on the way out. RuntimeError if
+    redis-server is missing (see find_redis) or does not start."""
+    exe = find_redis()
+    if exe is None:
+        raise RuntimeError("redis-server is missing (apt-get install redis-server)")
+    port = free_port()
+    proc = spawn([exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", "",
+                  "--appendonly", "no"], folder / "redis.log")
+    try:
+        deadline = time.time() + timeout_s
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                if time.time() > deadline or proc.poll() is not None:
+                    raise RuntimeError("redis-server did not start")
+                time.sleep(0.1)
+        yield f"redis://127.0.0.1:{port}/0", proc
+    finally:
+        stop_all([proc])
+
+
+def class_store(args: argparse.Namespace, work: Path, stack: ExitStack) -> None:
+    """Several app processes share one class store (else a student on another process finds no class): the one
+    MLSIM_CLASS_STORE names, or a private redis-server that the app processes inherit in their environment."""
+    if os.environ.get(STORE_ENV) or args.processes + len(args.remote) < 2:
+        return
+    if args.remote:  # other machines cannot reach a private redis on 127.0.0.1
+        print(f"Warning: app processes on several machines need one class store: set {STORE_ENV}="
+              f"redis://<address>:6379/0 for every one of them, or classroom mode works only within a process",
+              file=sys.stderr, flush=True)
+        return
+    if find_redis() is None:
+        print(f"Warning: redis-server is not installed, so each app process keeps its own classes and students "
+              f"on another process cannot join them. Install it (sudo apt-get install redis-server) or set "
+              f"{STORE_ENV}=redis://host:port/0.", file=sys.stderr, flush=True)
+        return
+    url, _ = stack.enter_context(running_redis(work))
+    os.environ[STORE_ENV] = url
+    print(f"Class store: a private redis-server at {url} (set {STORE_ENV} to use another)", flush=True)
 
 
 def healthy(url: str) -> bool:
@@ -232,7 +287,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _stop)
     started: list[subprocess.Popen] = []
     work = Path(tempfile.mkdtemp(prefix="classroom-"))
+    stack = ExitStack()  # the private class store, stopped after the app processes
     try:
+        class_store(args, work, stack)
         return serve(args, work, started)
     except Stop:
         print("Stopping HAProxy and the app processes", flush=True)
@@ -241,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the clean-up short
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         stop_all(started)
+        stack.close()
         shutil.rmtree(work, ignore_errors=True)
 
 

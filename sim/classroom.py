@@ -2,8 +2,9 @@
 
 No Streamlit here. A class lives in a key-value store: `MemoryStore` (one app process, the default) or
 `RedisStore` (several app processes behind the load balancer, each student's browser on any of them).
-Only the holder of the class's secret (made at `create`, kept in the teacher's session, stored here
-only as a hash) can change what the class follows, pose or reveal a question, or end the class. Every
+Only the holder of the class's secret (made at `create`, kept in the teacher's session and that browser
+tab's own storage, stored here only as a hash) can change what the class follows, pose or reveal a
+question, or end the class; a reloaded teacher's tab hands it back (`resume`) and gets a new one. Every
 key of a class expires `timeout_s` after the teacher's last heartbeat, so a class whose teacher is
 gone ends by itself and its answers go with it.
 """
@@ -27,6 +28,11 @@ RATE_LIMIT = 8
 SEEN_S = 10.0  # a student counts as present this long after their last poll
 MAX_TEXT = 300  # longest question or option a teacher can type
 MAX_OPTIONS = 6
+# A browser's id (ui/classroom_keeper.js makes it once and keeps it in the browser's localStorage): answers,
+# sent settings, presence and the rate limit count per browser, whatever the number of its tabs
+BROWSER_ID_LEN = 22
+BROWSER_ID_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+SECRET_MAX = 64  # a secret handed back by a browser longer than this cannot be one of ours
 
 
 class ClassroomError(Exception):
@@ -226,6 +232,18 @@ def normal_code(raw: str | None) -> str | None:
     return code if len(code) == CODE_LEN and all(c in CODE_ALPHABET for c in code) else None
 
 
+def valid_browser_id(raw: object) -> str | None:
+    """A browser id as the browser reported it, if it has our shape (22 characters of base64url), else None.
+
+    Not a secret and not proof of anything: a determined student can clear their storage (or use a private
+    window) and answer again as a "new" browser; an anonymous class cannot prevent that without logins. It
+    stops the easy case, a second tab, and the shape check keeps whatever a browser sends short and plain.
+    """
+    if isinstance(raw, str) and len(raw) == BROWSER_ID_LEN and set(raw) <= BROWSER_ID_ALPHABET:
+        return raw
+    return None
+
+
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -280,6 +298,21 @@ class Classroom:
         else:
             self.heartbeat(code, secret)
         return record["v"]
+
+    def resume(self, code: str, secret: object) -> str:
+        """The teacher's tab is back (a reload, a new session) with the pair its browser kept: returns a new
+        secret for the class, whose hash replaces the old one (ClassNotFound once the class has ended,
+        Forbidden for a wrong secret). So one tab steers at a time: a copy of the old pair (a duplicated tab)
+        is worth nothing now, and a tab still holding it loses the class at its next heartbeat.
+        """
+        if not isinstance(secret, str) or not 0 < len(secret) <= SECRET_MAX:
+            raise Forbidden(code)
+        record = self._owned(code, secret)
+        fresh = secrets.token_urlsafe(24)
+        record["secret"] = _hash(fresh)  # same version: students have nothing new to follow
+        self.store.set(self._keys(code)["main"], json.dumps(record), self.timeout_s)
+        self.heartbeat(code, fresh)
+        return fresh
 
     def heartbeat(self, code: str, secret: str | None) -> None:
         """The teacher is still here: every key of the class lives another `timeout_s`."""

@@ -27,6 +27,11 @@ class LossFit:
     def loss(self, N, D):
         return self.E + self.A / np.power(N, self.alpha) + self.B / np.power(D, self.beta)
 
+    def rms_log_error(self, points) -> float:
+        """Root mean square of log L(N, D) − log L over measured points [(N, D, L), ...]."""
+        pts = np.asarray(points, dtype=float)
+        return float(np.sqrt(np.mean((np.log(self.loss(pts[:, 0], pts[:, 1])) - np.log(pts[:, 2])) ** 2)))
+
     def G(self) -> float:
         """(αA / (βB))^(1/(α+β)): the constant of the compute-optimal N."""
         return (self.alpha * self.A / (self.beta * self.B)) ** (1 / (self.alpha + self.beta))
@@ -128,46 +133,60 @@ def _objective(theta: torch.Tensor, logN: torch.Tensor, logD: torch.Tensor, logL
     return torch.nn.functional.huber_loss(r, torch.zeros_like(r), reduction="none", delta=HUBER_DELTA).sum(-1)
 
 
-def fit_loss_surface(points) -> LossFit:
+def _lbfgs(theta: torch.Tensor, loss_of, max_iter: int, tolerance_grad: float, tolerance_change: float) -> None:
+    """Minimise loss_of(theta) in place with L-BFGS (strong Wolfe line search)."""
+    theta.requires_grad_(True)
+    opt = torch.optim.LBFGS([theta], lr=1.0, max_iter=max_iter, tolerance_grad=tolerance_grad,
+                            tolerance_change=tolerance_change, line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        loss = loss_of(theta)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+
+
+def fit_loss_surface(points, E: float | None = None) -> LossFit:
     """Fit E + A/N^α + B/D^β to points [(N, D, L), ...] as Hoffmann et al.: minimise the Huber loss (δ = 10⁻³) of
     log L against log(exp(a − α log N) + exp(b − β log D) + exp(e)) from a grid of starts, each refined with
-    L-BFGS; A = eᵃ, B = eᵇ, E = eᵉ."""
+    L-BFGS; A = eᵃ, B = eᵇ, E = eᵉ.
+
+    With `E` given (e.g. the known entropy of a synthetic language), E is held there and only A, α, B, β are
+    fitted: runs far above the floor say little about E, and a free fit can then put it anywhere below them.
+    """
     pts = np.asarray(points, dtype=float)
     if pts.ndim != 2 or pts.shape[1] != 3 or len(pts) < 5:
         raise ValueError("need at least 5 points (N, D, L)")
     if not np.all(np.isfinite(pts)) or np.any(pts <= 0):
         raise ValueError("N, D and L must be positive and finite")
+    if E is not None and not (math.isfinite(E) and E > 0):
+        raise ValueError("a fixed E must be positive and finite")
     logN, logD, logL = (torch.tensor(np.log(pts[:, i]), dtype=torch.float64) for i in range(3))
     grid = torch.cartesian_prod(*(torch.tensor(v, dtype=torch.float64) for v in (
         (0.0, 5.0, 10.0), (0.0, 5.0, 10.0), (-1.5, -0.5, 0.5), (0.3, 0.7), (0.3, 0.7))))
-    theta = grid.clone().requires_grad_(True)
-    opt = torch.optim.LBFGS([theta], lr=1.0, max_iter=60, tolerance_grad=1e-12, tolerance_change=1e-14,
-                            line_search_fn="strong_wolfe")
+    free = [0, 1, 3, 4] if E is not None else [0, 1, 2, 3, 4]  # the columns of (a, b, e, α, β) fitted
+    if E is not None:
+        grid = grid[grid[:, 2] == grid[0, 2]]  # one e per start: it is held anyway
+        grid[:, 2] = math.log(E)
+    fixed = grid[:1].clone()
 
-    def closure():
-        opt.zero_grad()
-        loss = _objective(theta, logN, logD, logL).sum()  # the starts are independent: their sum separates
-        loss.backward()
-        return loss
+    def full(theta: torch.Tensor) -> torch.Tensor:  # the fitted columns put back among the held ones
+        return torch.cat([theta[:, :2], fixed[:, 2:3].expand(len(theta), 1), theta[:, 2:]], dim=1) \
+            if E is not None else theta
 
-    opt.step(closure)
+    theta = grid[:, free].clone()
+    # the starts are independent: their sum separates
+    _lbfgs(theta, lambda th: _objective(full(th), logN, logD, logL).sum(), 60, 1e-12, 1e-14)
     with torch.no_grad():
-        values = _objective(theta, logN, logD, logL)
+        values = _objective(full(theta), logN, logD, logL)
         values[~torch.isfinite(values)] = math.inf
         best = theta[int(torch.argmin(values))]
     # polish the best start on its own (the joint line search is shared by all starts)
-    theta1 = best.detach().clone()[None].requires_grad_(True)
-    opt1 = torch.optim.LBFGS([theta1], lr=1.0, max_iter=200, tolerance_grad=1e-14, tolerance_change=1e-16,
-                             line_search_fn="strong_wolfe")
-
-    def closure1():
-        opt1.zero_grad()
-        loss = _objective(theta1, logN, logD, logL).sum()
-        loss.backward()
-        return loss
-
-    opt1.step(closure1)
-    a, b, e, al, be = theta1.detach()[0].tolist()
+    theta1 = best.detach().clone()[None]
+    _lbfgs(theta1, lambda th: _objective(full(th), logN, logD, logL).sum(), 200, 1e-14, 1e-16)
+    a, b, e, al, be = full(theta1.detach())[0].tolist()
     return LossFit(E=math.exp(e), A=math.exp(a), B=math.exp(b), alpha=al, beta=be)
 
 

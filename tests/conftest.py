@@ -100,31 +100,15 @@ def page(browser):
 
 @contextmanager
 def running_redis(folder: Path):
-    """A redis-server of its own (free port, `folder` its directory, no persistence); yields (URL, process)."""
-    import shutil
+    """deploy.classroom.running_redis (a redis-server of its own); skipped where redis-server is missing."""
+    from deploy.classroom import find_redis, running_redis as start
 
-    exe = shutil.which("redis-server")
-    if exe is None:
+    if find_redis() is None:
         if os.environ.get("CI"):
             pytest.fail("redis-server is missing: .ci/run should have installed Debian's redis-server")
         pytest.skip("redis-server is missing (apt-get install redis-server)")
-    port = _free_port()
-    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", "",
-                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.time() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                if time.time() > deadline or proc.poll() is not None:
-                    raise RuntimeError("redis-server did not start")
-                time.sleep(0.1)
-        yield f"redis://127.0.0.1:{port}/0", proc
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with start(folder) as (url, proc):
+        yield url, proc
 
 
 @pytest.fixture(scope="session")

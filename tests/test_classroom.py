@@ -199,3 +199,136 @@ def test_question_bank_reveals_valid_settings_in_both_languages():
         for lang in ("en", "zh"):
             cat = catalogue(lang)
             assert f"room.q.{q.id}" in cat and all(f"room.q.{q.id}.{o}" in cat for o in q.options), (q.id, lang)
+
+
+def test_a_reloaded_teacher_resumes_with_a_new_secret(store):
+    """Classroom.resume: the kept pair is checked against the stored hash; the class goes on under a new secret,
+    and the old one (a copy in a duplicated tab, or the tab that reloaded) steers nothing any more."""
+    room = Classroom(store)
+    code, secret = room.create("classification", {"lr": "0.03"})
+    fresh = room.resume(code, secret)
+    assert fresh != secret and len(fresh) >= 32
+    assert room.state(code).version == 1  # nothing new for the students to follow
+    with pytest.raises(cr.Forbidden):
+        room.publish(code, secret, "gpu", {})
+    with pytest.raises(cr.Forbidden):
+        room.resume(code, secret)  # the old pair a second time: it was used up
+    assert room.publish(code, fresh, "regression", {"degree": "3"}) == 2
+    assert fresh not in str(store.get(f"mlsim:class:{code}"))
+
+
+def test_resume_refuses_forged_ended_and_expired_pairs(store):
+    room = Classroom(store, timeout_s=0.6)
+    code, secret = room.create("classification", {})
+    other_code, other_secret = room.create("classification", {})
+    for forged in (None, "", 123, {"secret": secret}, ["x"], "x" * 32, other_secret, secret[:-1], secret + "x",
+                   secret * 3):
+        with pytest.raises(cr.Forbidden):
+            room.resume(code, forged)
+    with pytest.raises(cr.ClassNotFound):
+        room.resume("ACDEF" if code != "ACDEF" else "ACDEG", secret)
+    room.end(other_code, other_secret)
+    with pytest.raises(cr.ClassNotFound):
+        room.resume(other_code, other_secret)  # ended
+    fresh = room.resume(code, secret)  # in time: the class is alive again for another timeout
+    time.sleep(0.9)  # the teacher's tab stayed away longer than the timeout
+    with pytest.raises(cr.ClassNotFound):
+        room.resume(code, fresh)
+
+
+def test_browser_id_shape():
+    import secrets as s
+
+    ok = "AZaz09-_" + "x" * 14
+    assert cr.valid_browser_id(ok) == ok and cr.valid_browser_id(s.token_urlsafe(16)[:22])
+    for bad in (None, 12, ["a" * 22], "", "a" * 21, "a" * 23, "a" * 200, "a" * 21 + "=", "a" * 21 + " ",
+                "<script>alert(1)</scr", "a" * 21 + "é", "a" * 21 + "\n"):
+        assert cr.valid_browser_id(bad) is None, bad
+
+
+def test_one_answer_and_one_rate_limit_per_browser_id(store):
+    """Two tabs of one browser report one id: their answers replace each other and share the rate limit."""
+    room = Classroom(store, rate_limit=3)
+    code, secret = room.create("classification", {})
+    q = room.pose(code, secret, "q", ["a", "b"])
+    browser, other = "B" * 22, "C" * 22
+    room.answer(code, browser, q.id, "a")  # tab 1
+    room.answer(code, browser, q.id, "b")  # tab 2 of the same browser: replaces it
+    room.answer(code, other, q.id, "a")
+    assert room.histogram(code, secret) == {"a": 1, "b": 1}
+    for b in (browser, browser, other):  # the polls of both tabs, and of the other browser
+        room.state(code, b)
+    assert room.students(code, secret) == 2
+    room.send(code, browser, "regression", {})  # the third call of this browser in the window
+    with pytest.raises(cr.RateLimited):
+        room.answer(code, browser, q.id, "a")
+
+
+NODE = __import__("shutil").which("node")
+KEEPER_HARNESS = """
+const store = () => { const m = new Map(); return { getItem: (k) => (m.has(k) ? m.get(k) : null),
+  setItem: (k, v) => m.set(k, String(v)), removeItem: (k) => m.delete(k), m }; };
+globalThis.window = { sessionStorage: store(), localStorage: store() };
+const { default: keeper } = await import(process.argv[2]);
+const sent = [];
+const run = (data) => keeper({ data, setTriggerValue: (name, value) => sent.push([name, value]) });
+const pair = { code: 'ACDEF', secret: 'S'.repeat(32) };
+run({ n: 'n1', teacher: null, drop: false, ask: false }); // no class, nothing kept: nothing to hand back
+run({ n: 'n1', teacher: pair, drop: false, ask: false }); // the class started: kept in the tab
+run({ n: 'n1', teacher: pair, drop: false, ask: false }); // later runs: nothing sent
+const kept = window.sessionStorage.getItem('mlsim.class');
+window.__mlsimClassKeeper.sent.clear();                   // a reload: a new page, a new session
+run({ n: 'n2', teacher: null, drop: false, ask: false }); // hands back the kept pair
+run({ n: 'n2', teacher: null, drop: true, ask: false });  // the server refused it: dropped, nothing sent again
+run({ n: 'n3', teacher: null, drop: false, ask: true });  // a student's session: the browser id, no class
+console.log(JSON.stringify({ sent, kept, after: window.sessionStorage.getItem('mlsim.class'),
+                             id: window.localStorage.getItem('mlsim.browser') }));
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_keeper_script_keeps_the_pair_in_the_tab_and_hands_it_back_once(tmp_path):
+    """ui/classroom_keeper.js run by node with in-memory storages: what it keeps, drops and sends."""
+    import json
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "ui/classroom_keeper.js"
+    module = tmp_path / "keeper.mjs"
+    module.write_text(script.read_text("utf-8"))
+    harness = tmp_path / "harness.mjs"
+    harness.write_text(KEEPER_HARNESS)
+    result = subprocess.run([NODE, str(harness), str(module)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    got = json.loads(result.stdout)
+    assert json.loads(got["kept"]) == {"code": "ACDEF", "secret": "S" * 32} and got["after"] is None
+    assert cr.valid_browser_id(got["id"]) == got["id"]
+    assert [s[0] for s in got["sent"]] == ["hello"] * 2
+    assert [s[1]["class"] for s in got["sent"]] == [{"code": "ACDEF", "secret": "S" * 32}, None]
+    assert {s[1]["browser"] for s in got["sent"]} == {got["id"]}  # one id for the browser, whatever the session
+
+
+def test_the_launcher_gives_its_processes_one_class_store(tmp_path, monkeypatch):
+    """deploy/classroom.py: with several app processes and no MLSIM_CLASS_STORE, a private redis-server that the
+    processes inherit, stopped with the launcher; one process, or a store named already, starts nothing."""
+    import argparse
+    import os
+    from contextlib import ExitStack
+
+    from deploy import classroom as launcher
+
+    if launcher.find_redis() is None:
+        pytest.skip("redis-server is missing")
+    monkeypatch.setenv(launcher.STORE_ENV, "")  # restored after the test, whatever class_store sets
+    with ExitStack() as stack:
+        launcher.class_store(argparse.Namespace(processes=1, remote=[]), tmp_path, stack)
+        assert os.environ[launcher.STORE_ENV] == ""  # one process: its own memory is the store
+        launcher.class_store(argparse.Namespace(processes=2, remote=[]), tmp_path, stack)
+        room = Classroom(open_store(os.environ[launcher.STORE_ENV]))
+        code, _ = room.create("classification", {})
+        assert isinstance(room.store, RedisStore) and room.state(code).lab == "classification"
+        named = os.environ[launcher.STORE_ENV]
+        launcher.class_store(argparse.Namespace(processes=4, remote=[]), tmp_path, stack)
+        assert os.environ[launcher.STORE_ENV] == named  # a store named already is kept
+    with pytest.raises(cr.StoreUnavailable):
+        room.state(code)  # stopped with the launcher

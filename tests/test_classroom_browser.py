@@ -5,6 +5,7 @@ import json
 import os
 import re
 import time
+from pathlib import Path
 
 import pytest
 from browsertools import open_page
@@ -15,18 +16,26 @@ from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 EN = catalogue("en")
+LOGS = []  # the class servers' output files
+
+
+def class_logs() -> str:
+    return "".join(p.read_text(encoding="utf-8", errors="replace") for p in LOGS)
 
 
 @pytest.fixture(scope="module")
-def class_servers(redis_url):
+def class_servers(redis_url, tmp_path_factory):
     """Two app processes sharing the test's redis-server as their class store, as behind the load balancer;
-    yields (base URL of one, base URL of the other, redis client)."""
+    yields (base URL of one, base URL of the other, redis client). Their output goes to class_logs."""
     import redis
 
     before = os.environ.get(STORE_ENV)
     os.environ[STORE_ENV] = redis_url
+    folder = tmp_path_factory.mktemp("class_servers")
+    LOGS[:] = [folder / "one.log", folder / "other.log"]
     try:
-        with running_app() as (one, _), running_app() as (other, _):
+        with LOGS[0].open("w") as log1, LOGS[1].open("w") as log2, running_app(log1) as (one, _), \
+                running_app(log2) as (other, _):
             yield one, other, redis.Redis.from_url(redis_url, decode_responses=True)
     finally:
         if before is None:
@@ -142,3 +151,174 @@ def test_presenter_view_type_sizes_hidden_controls_and_keys(class_servers, page)
     play.first.wait_for(timeout=20_000)
     no_exception(page)
     assert "present=1" in page.url and "hide=lr%2Cseed" in page.url or "hide=lr,seed" in page.url
+
+
+def wait_until(check, timeout_s: float = 15, what: str = "") -> None:
+    deadline = time.time() + timeout_s
+    while not check():
+        assert time.time() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def tab_storage(page) -> dict:
+    """What the keeper (ui/classroom_keeper.js) keeps in this tab: the teacher's pair, the browser's id."""
+    return page.evaluate("() => ({pair: sessionStorage.getItem('mlsim.class'), "
+                         "browser: localStorage.getItem('mlsim.browser')})")
+
+
+def start_class(page, base: str) -> str:
+    open_page(page, f"{base}/classroom?lang=en")
+    page.get_by_role("button", name=EN["room.start"]).click()
+    big = page.locator('[data-testid="room-big"]').first
+    big.wait_for(timeout=30_000)
+    return big.inner_text().strip()
+
+
+def kept_pair(page, r, code: str) -> dict:
+    """The pair the teacher's tab keeps, once the keeper wrote it; checked against the class's stored hash."""
+    import hashlib
+
+    page.wait_for_function("c => (sessionStorage.getItem('mlsim.class') || '').includes(c)", arg=code,
+                           timeout=15_000)
+    pair = json.loads(tab_storage(page)["pair"])
+    assert pair["code"] == code and hashlib.sha256(pair["secret"].encode()).hexdigest() == class_record(r, code)["secret"]
+    assert pair["secret"] not in page.url and code not in page.url  # the teacher's URL carries neither
+    return pair
+
+
+def test_a_reloaded_teacher_tab_is_still_the_teacher(class_servers, browser):
+    base, other, r = class_servers
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(2)]
+    teacher, student = (c.new_page() for c in contexts)
+    try:
+        code = start_class(teacher, base)
+        pair = kept_pair(teacher, r, code)
+        teacher.locator('[data-testid="stSidebarNav"] a[href$="/classification"]').click()
+        teacher.get_by_text(EN["cls.title"]).first.wait_for(timeout=60_000)
+        wait_until(lambda: class_record(r, code)["lab"] == "classification", 20, "the class to follow the lab")
+        open_page(student, f"{other}/?class={code}&lang=en")
+        student.wait_for_url(re.compile(r"/classification"), timeout=30_000)
+        assert not any(pair["secret"] in json.dumps(v) for v in tab_storage(student).values())
+
+        teacher.reload()  # a new Streamlit session: the tab hands its pair back and is the teacher again
+        teacher.get_by_text(re.compile(f"still teaching class {code}")).first.wait_for(timeout=30_000)
+        again = kept_pair(teacher, r, code)
+        assert again["secret"] != pair["secret"]  # a new secret: the old pair steers nothing now
+        no_exception(teacher)
+
+        # a second tab of the teacher's browser is not a second teacher
+        second = contexts[0].new_page()
+        open_page(second, f"{base}/classroom?lang=en")
+        second.get_by_role("button", name=EN["room.start"]).wait_for(timeout=30_000)
+        assert tab_storage(second) == {"pair": None, "browser": tab_storage(teacher)["browser"]}
+        second.close()
+
+        teacher.get_by_text(EN["cls.title"]).first.wait_for(timeout=60_000)
+        choose(teacher, "cls.activation", EN["cls.activation.linear"])
+        query_has(teacher, "activation=linear", 15_000)
+        t0 = time.time()
+        query_has(student, "activation=linear", 10_000)
+        followed_setting = time.time() - t0
+        teacher.locator('[data-testid="stSidebarNav"] a[href$="/regression"]').click()
+        teacher.wait_for_url(re.compile(r"/regression"), timeout=30_000)
+        t0 = time.time()
+        student.wait_for_url(re.compile(r"/regression"), timeout=10_000)
+        followed_lab = time.time() - t0
+        assert class_record(r, code)["lab"] == "regression"
+        no_exception(student)
+        print(f"after the reload the student followed a setting in {followed_setting:.2f} s, "
+              f"the lab in {followed_lab:.2f} s")
+
+        # ending the class clears the tab's storage
+        teacher.locator('[data-testid="stSidebarNav"] a[href$="/classroom"]').click()
+        teacher.get_by_role("button", name=EN["room.end"]).click()
+        teacher.wait_for_function("() => sessionStorage.getItem('mlsim.class') === null", timeout=15_000)
+        assert r.get(f"mlsim:class:{code}") is None
+        logs = class_logs()
+        assert "Uncaught" not in logs and pair["secret"] not in logs and again["secret"] not in logs
+        assert not any(again["secret"] in u for u in (teacher.url, student.url))
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_two_tabs_of_one_browser_answer_once(class_servers, browser):
+    base, other, r = class_servers
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(3)]
+    teacher = contexts[0].new_page()
+    tabs = [contexts[1].new_page(), contexts[1].new_page(), contexts[2].new_page()]  # two tabs of A, one of B
+    try:
+        code = start_class(teacher, base)
+        teacher.locator(".st-key-room-pose_bank button").click()
+        wait_until(lambda: class_record(r, code)["question"] is not None, 15, "the question")
+        for tab in tabs:
+            open_page(tab, f"{other}/classroom?class={code}&lang=en")
+            tab.get_by_text(EN["room.q.linear_deep"]).first.wait_for(timeout=60_000)
+            tab.wait_for_function("() => localStorage.getItem('mlsim.browser')", timeout=15_000)  # the keeper ran
+        ids = [tab_storage(tab)["browser"] for tab in tabs]
+        assert ids[0] == ids[1] != ids[2] and all(re.fullmatch(r"[A-Za-z0-9_-]{22}", i) for i in ids)
+        seen = f"mlsim:class:{code}:seen"  # each browser's polls, by the id its keeper reported
+        wait_until(lambda: set(ids) <= set(r.hgetall(seen)), 20, "the browsers' ids to reach the server")
+        answers = f"mlsim:class:{code}:answers"
+        tabs[0].locator(".st-key-room-opt-0 button").click()
+        wait_until(lambda: len(r.hgetall(answers)) == 1, 15, "the first answer")
+        tabs[1].locator(".st-key-room-opt-1 button").click()  # the same browser's other tab: replaces it
+        wait_until(lambda: '.straight"' in r.hgetall(answers).get(ids[0], ""), 15, "the second tab's answer")
+        tabs[2].locator(".st-key-room-opt-0 button").click()
+        wait_until(lambda: len(r.hgetall(answers)) == 2, 15, "the other browser's answer")
+        got = {k: json.loads(v)["a"] for k, v in r.hgetall(answers).items()}
+        assert got == {ids[0]: "room.q.linear_deep.straight", ids[2]: "room.q.linear_deep.curved"}
+        for tab in tabs:
+            no_exception(tab)
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_the_teacher_tab_is_the_teacher_again_after_the_server_restarts(redis_url, browser, tmp_path):
+    """The browser reconnects to a new Streamlit session without reloading the page (here: the app process
+    restarted on the same port; a long sleep past the session's lifetime is the same): the keeper hands the
+    pair back to the new session, and the class, in the shared store, goes on."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    from deploy.classroom import free_port
+
+    port, log = free_port(), (tmp_path / "app.log").open("w")
+
+    def start() -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                                 "--server.headless", "true"], cwd=Path(__file__).resolve().parent.parent,
+                                stdout=log, stderr=subprocess.STDOUT, env={**os.environ, STORE_ENV: redis_url})
+        deadline = time.time() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
+                return proc
+            except OSError:
+                assert time.time() < deadline and proc.poll() is None, "the app did not start"
+                time.sleep(0.3)
+
+    procs = [start()]
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        teacher = ctx.new_page()
+        code = start_class(teacher, f"http://127.0.0.1:{port}")
+        teacher.wait_for_function("c => (sessionStorage.getItem('mlsim.class') || '').includes(c)", arg=code,
+                                  timeout=15_000)
+        before = json.loads(tab_storage(teacher)["pair"])
+        procs[0].terminate()
+        procs[0].wait(30)
+        procs.append(start())
+        teacher.get_by_text(re.compile(f"still teaching class {code}")).first.wait_for(timeout=60_000)
+        after = json.loads(tab_storage(teacher)["pair"])
+        assert after["code"] == code and after["secret"] != before["secret"]
+        teacher.get_by_role("button", name=EN["room.end"]).wait_for(timeout=30_000)  # the teacher's view
+        no_exception(teacher)
+    finally:
+        ctx.close()
+        for proc in procs:
+            proc.terminate()
+            proc.wait(30)
+        log.close()

@@ -204,3 +204,94 @@ def test_every_lab_in_presenter_view_with_hidden_controls(lab):
     keys = {getattr(w, "key", None) for kind in ("selectbox", "slider", "number_input", "toggle", "button_group",
                                                   "select_slider", "multiselect") for w in getattr(at, kind, [])}
     assert not {f"{schema.PAGE}.{name}" for name in hidden} & keys, lab.url_path
+
+
+def keeper_data(at) -> dict:
+    """What this run sent the browser's keeper (ui/classroom_keeper.js): {n, teacher, drop, ask}."""
+    import json
+
+    (keeper,) = [e for e in at.get("bidi_component") if e.proto.component_name == "mlsim_class_keeper"]
+    return json.loads(keeper.proto.json)
+
+
+def hello(at, browser: str | None = None, held: dict | None = None):
+    """What the keeper hands back in a session's second run (its callback stores it in the session), then the run."""
+    at.session_state["_cls.hello"] = {"browser": browser, "class": held}
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_reloaded_teacher_is_the_teacher_again(store):
+    t, code = teacher()
+    t.switch_page(CLS).run()
+    kept = keeper_data(t)["teacher"]
+    assert kept == {"code": code, "secret": t.session_state["_cls.secret"]}
+    s = student(code)
+    # the reload: a new session of the same tab, whose keeper hands back the pair it kept
+    r = hello(open_lab(CLS), "T" * 22, kept)
+    assert classroom_of(r) == (code, True) and r.session_state["_cls.secret"] != kept["secret"]
+    assert any(f"still teaching class **{code}**" in m.value for m in r.success)
+    assert keeper_data(r)["teacher"] == {"code": code, "secret": r.session_state["_cls.secret"]}  # the new pair
+    r.selectbox(key="cls.activation").set_value("tanh").run()  # still steers: the student follows
+    assert store.state(code).params["activation"] == "tanh"
+    s.run()
+    assert s.selectbox(key="cls.activation").value == "tanh"
+    r.switch_page("labs/regression/page.py").run()  # and changes the lab
+    assert store.state(code).lab == "regression"
+    # the session before the reload (or a duplicated tab with the old pair) steers nothing any more
+    t.selectbox(key="cls.activation").set_value("sigmoid").run()
+    assert classroom_of(t) == (None, False) and t.session_state["_cls.problem"][0] == "moved"
+    assert keeper_data(t) | {"n": ""} == {"n": "", "teacher": None, "drop": True, "ask": False}
+    assert store.state(code).lab == "regression"
+
+
+def classroom_of(at) -> tuple[str | None, bool]:
+    """(the class code of the session, whether it is the teacher's)."""
+    return at.session_state["_cls.code"] if "_cls.code" in at.session_state else None, \
+        "_cls.secret" in at.session_state
+
+
+@pytest.mark.parametrize("case", ["forged", "ended", "not_a_code", "not_a_pair"])
+def test_a_kept_pair_that_is_no_longer_good_is_dropped(store, case):
+    t, code = teacher()
+    kept = keeper_data(t)["teacher"]
+    if case == "ended":
+        t.button(key="room.end_btn").click().run()
+        assert keeper_data(t)["drop"] and keeper_data(t)["teacher"] is None  # ending the class clears the tab
+    held = {"forged": {"code": code, "secret": "x" * 32}, "ended": kept, "not_a_code": {"code": "<b>", "secret": 1},
+            "not_a_pair": {"code": [code], "secret": {"s": kept["secret"]}}}[case]
+    r = hello(open_lab(ROOM), "T" * 22, held)
+    assert classroom_of(r) == (None, False) and r.session_state["_cls.problem"][0] == "gone"
+    assert keeper_data(r)["drop"] and keeper_data(r)["teacher"] is None
+    assert any("has ended" in w.value for w in r.warning)
+    assert kept["secret"] not in texts(r)
+    r.button(key="room.start_btn").click().run()  # a new class, as the message says
+    assert classroom_of(r)[1] and not r.exception
+
+
+def test_answers_and_the_rate_limit_count_per_browser_not_per_tab(store):
+    t, code = teacher()
+    t.button(key="room.pose_bank").click().run()
+    q = store.state(code).question
+    secret = t.session_state["_cls.secret"]
+    one, two = (hello(student(code), "B" * 22) for _ in range(2))  # two tabs of one browser
+    other = hello(student(code), "C" * 22)  # another browser
+    forged = hello(student(code), "<script>x</script>")  # not an id: counted by its session, as before
+    assert "_cls.browser" not in forged.session_state
+    assert keeper_data(one)["ask"] and not keeper_data(t)["ask"]  # a student's tab reports its browser's id
+    one.button(key="room.opt.0").click().run()
+    two.button(key="room.opt.1").click().run()  # the same browser: replaces the first answer
+    assert store.histogram(code, secret) == dict.fromkeys(q.options, 0) | {q.options[1]: 1}
+    other.button(key="room.opt.0").click().run()
+    assert store.histogram(code, secret) == dict.fromkeys(q.options, 0) | {q.options[0]: 1, q.options[1]: 1}
+    assert store.students(code, secret) == 2  # two browsers (a session counts once its browser reported an id)
+    store.rate_limit, store.rate_window_s = 4, 60.0  # this test's class: 4 a minute, two used already by "B"
+    for tab, i in ((one, 2), (two, 0)):
+        tab.button(key=f"room.opt.{i}").click().run()
+        assert not tab.warning
+    one.button(key="room.opt.1").click().run()  # the fifth of this browser: refused, whichever tab
+    assert any("Too many answers" in w.value for w in one.warning)
+    other.button(key="room.opt.1").click().run()  # another browser is not held back
+    assert not other.warning
+    assert store.histogram(code, secret) == dict.fromkeys(q.options, 0) | {q.options[0]: 1, q.options[1]: 1}

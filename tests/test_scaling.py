@@ -89,3 +89,21 @@ def test_fit_refuses_bad_points():
         fit_loss_surface([(1, 2, 3)])
     with pytest.raises(ValueError):
         fit_loss_surface([(1, 2, -3)] * 6)
+
+
+def test_fit_with_e_held_recovers_the_rest():
+    """Runs far above the floor (the lab's tiny models): with E held at its true value, A, α, B, β come back."""
+    true = LossFit(E=0.32, A=30.0, B=60.0, alpha=0.4, beta=0.3)
+    rng = np.random.default_rng(1)
+    pts = [(N, D, true.loss(N, D) * math.exp(rng.normal(0, 0.002)))
+           for N in np.logspace(3, 5, 5) for D in np.logspace(4, 6, 5)]
+    held = fit_loss_surface(pts, E=true.E)
+    assert held.E == true.E
+    assert held.alpha == pytest.approx(true.alpha, rel=0.05) and held.beta == pytest.approx(true.beta, rel=0.05)
+    assert held.A == pytest.approx(true.A, rel=0.2) and held.B == pytest.approx(true.B, rel=0.2)
+    free = fit_loss_surface(pts)
+    N, D = np.logspace(3, 5, 7), np.logspace(4, 6, 7)
+    assert np.allclose(free.loss(N, D), true.loss(N, D), rtol=0.02)  # both describe the runs ...
+    assert np.allclose(held.loss(N, D), true.loss(N, D), rtol=0.02)
+    with pytest.raises(ValueError):
+        fit_loss_surface(pts, E=0.0)

@@ -8,15 +8,20 @@ are handed in as `LabPage`s (ui/ imports no lab): a followed change is applied t
 
 The class lives in a store chosen by the environment variable MLSIM_CLASS_STORE: unset or "memory" for
 the in-process store (one app process), "redis://host:port/0" for a Redis every app process shares.
-The teacher's secret exists only in the teacher's session (never in a URL): whatever a student puts in
-their URL, their session has no secret, so sim.classroom refuses every change they try.
+The teacher's secret exists only in the teacher's session and that tab's sessionStorage (never in a URL or
+a log): whatever a student puts in their URL, their session has no secret, so sim.classroom refuses every
+change they try. `keeper` (ui/classroom_keeper.js, on every run) keeps the pair {code, secret} in the
+teacher's tab, so a reload (a new session) is the teacher again, and gives every browser a random id kept
+in its localStorage, by which answers, sent settings and the rate limit count (one per browser, not per tab).
 """
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -29,7 +34,9 @@ from ui.urlstate import set_values
 STORE_ENV = "MLSIM_CLASS_STORE"
 MESSAGE_S = 30.0  # a message about a class one is no longer in (ended, not found) shows this long
 POLL_S = 1.0  # a student's panel asks the class for changes this often (the follow latency is about half of it)
+KEEPER = "_cls.keeper"  # the keeper component's widget key
 ss = st.session_state
+_HERE = Path(__file__).parent
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,10 @@ def room() -> cr.Classroom:
 
 
 def browser_id() -> str:
-    """The id answers and sent settings are counted by (this tab's session; never shown)."""
+    """The id answers, sent settings and the rate limit count by: the browser's own (the keeper reported it),
+    else this tab's session until it has (and in AppTest, which runs no component); never shown."""
+    if ss.get("_cls.browser"):
+        return ss["_cls.browser"]
     ctx = get_script_run_ctx()
     return ctx.session_id if ctx else "test"
 
@@ -87,6 +97,11 @@ def is_student() -> bool:
 
 def following() -> bool:
     return is_student() and ss.get("_cls.follow", True)
+
+
+def _notice(key: str, **params) -> None:
+    """A good message above the page for MESSAGE_S seconds (e.g. "welcome back")."""
+    ss["_cls.notice"] = (key, params, time.time())
 
 
 def _problem(reason: str | None, **params) -> None:
@@ -115,10 +130,14 @@ def join_from_url() -> None:
         join(raw)
 
 
+def _forget() -> None:
+    for k in ("_cls.code", "_cls.secret", "_cls.v", "_cls.pub", "_cls.follow", "_cls.notice"):
+        ss.pop(k, None)
+
+
 def leave() -> None:
     """Work on your own from now: the settings on screen stay."""
-    for k in ("_cls.code", "_cls.secret", "_cls.v", "_cls.pub", "_cls.follow"):
-        ss.pop(k, None)
+    _forget()
     st.query_params.pop("class", None)
 
 
@@ -162,7 +181,9 @@ def poll(labs: dict[str, LabPage], current: str, rerun: bool) -> cr.ClassState |
     before = ss.get("_cls.problem")
     state = None
     try:
-        state = room().state(code(), browser_id())
+        # presence counts browsers by the id their keeper reported (not a session's first run before it has,
+        # which would count the browser twice for SEEN_S)
+        state = room().state(code(), ss.get("_cls.browser"))
         _problem(None)
     except cr.ClassNotFound:
         _problem("ended" if ss.get("_cls.v") else "not_found", code=code())
@@ -195,9 +216,10 @@ def publish(labs: dict[str, LabPage], current: str) -> None:
         else:
             room().heartbeat(code(), ss["_cls.secret"])
         _problem(None)
-    except (cr.ClassNotFound, cr.Forbidden):
-        _problem("lost", code=code())
+    except (cr.ClassNotFound, cr.Forbidden) as e:  # timed out, or another tab took it over (Classroom.resume)
+        _problem("lost" if isinstance(e, cr.ClassNotFound) else "moved", code=code())
         leave()
+        ss["_cls.drop"] = True  # the pair this tab keeps is worth nothing now
     except cr.StoreUnavailable:
         _problem("store")
 
@@ -216,6 +238,69 @@ def end() -> None:
     except cr.ClassroomError:
         pass  # gone already: nothing left to delete
     leave()
+    ss["_cls.drop"] = True  # the keeper forgets the pair in the tab
+
+
+def restore(raw_code: object, secret: object) -> None:
+    """A fresh session of a tab that kept {code, secret}: the teacher again if the class is alive and the secret
+    its own (the store hands out a new one, which the keeper keeps from now); otherwise the pair is dropped
+    and the page says the class has ended. The secret is never shown, logged or put in a URL."""
+    if is_teacher():
+        return
+    c = cr.normal_code(raw_code) if isinstance(raw_code, str) else None
+    try:
+        if c is None:
+            raise cr.Forbidden("")
+        fresh = room().resume(c, secret)
+    except (cr.ClassNotFound, cr.Forbidden):
+        ss["_cls.drop"] = True
+        _problem("gone", code=c or "")
+        return
+    except cr.StoreUnavailable:  # the class may be alive: keep the pair, a later reload tries again
+        _problem("store")
+        return
+    _forget()  # a class this tab had joined as a student, if any
+    ss["_cls.code"], ss["_cls.secret"], ss["_cls.pub"], ss["_cls.drop"] = c, fresh, None, False
+    _problem(None)
+    _notice("back", code=c)
+    # last: a Streamlit call that talks to the browser may end this run early, and the old secret is used up
+    st.query_params.pop("class", None)
+
+
+def greet() -> None:
+    """Before anything else in a run: what the keeper handed back (once per session), the browser id and the
+    pair its tab kept. The component's callback only stores it (AppTest sets the same session key)."""
+    hello = ss.pop("_cls.hello", None)
+    if not isinstance(hello, dict):
+        return
+    browser = cr.valid_browser_id(hello.get("browser"))
+    if browser:
+        ss["_cls.browser"] = browser
+    held = hello.get("class")
+    if isinstance(held, dict):
+        restore(held.get("code"), held.get("secret"))
+
+
+def _on_hello() -> None:
+    ss["_cls.hello"] = (ss.get(KEEPER) or {}).get("hello")
+
+
+_keeper = None
+
+
+def keeper() -> None:
+    """The browser's side of the class (ui/classroom_keeper.js), in the sidebar with no height: it keeps the
+    teacher's pair in the tab (or drops it) and, once a session, hands back the pair it kept, and the browser
+    id when the session is a student's."""
+    global _keeper
+    if _keeper is None:
+        _keeper = st.components.v2.component("mlsim_class_keeper", isolate_styles=False,
+                                             js=(_HERE / "classroom_keeper.js").read_text("utf-8"))
+    nonce = ss.setdefault("_cls.nonce", secrets.token_hex(8))
+    teacher = {"code": code(), "secret": ss["_cls.secret"]} if is_teacher() else None
+    with st.sidebar:
+        _keeper(data={"n": nonce, "teacher": teacher, "drop": bool(ss.get("_cls.drop")), "ask": is_student()},
+                key=KEEPER, height=0, on_hello_change=_on_hello)
 
 
 def show_to_class(item: dict, labs: dict[str, LabPage], current: str) -> None:
@@ -241,7 +326,10 @@ def send_mine(labs: dict[str, LabPage], current: str) -> None:
 
 
 def message() -> None:
-    """What went wrong with the class, above the page (the student keeps working on their own)."""
+    """What went wrong with the class, above the page (the student keeps working on their own), or a notice."""
+    notice = ss.get("_cls.notice")
+    if notice and time.time() - notice[2] <= MESSAGE_S:
+        st.success(t(f"room.{notice[0]}", **notice[1]), icon=":material/school:")
     problem = ss.get("_cls.problem")
     if problem and not code() and time.time() - ss.get("_cls.problem_at", 0) > MESSAGE_S:
         ss["_cls.problem"] = problem = None  # out of the class a while: the message has been read
