@@ -20,8 +20,8 @@ import numpy as np
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from conftest import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from deploy.local import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
 
 STATS = "() => ({...window.__mlsimLive})"
 

@@ -30,10 +30,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from apptools import open_app, open_lab  # noqa: E402
+from deploy.local import open_app, open_lab  # noqa: E402
 from ui import classroom  # noqa: E402
 
 # per lab: its page, and the selectbox the teacher changes (key, two values to alternate between)

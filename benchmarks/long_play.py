@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from conftest import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from deploy.local import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

@@ -1,25 +1,9 @@
 """AppTest helpers shared by the page tests: open a lab with URL values, collect visible text."""
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parent.parent
-TIMEOUT = 60
+from deploy import local
 
-
-def open_app(lang: str = "en") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.query_params["lang"] = lang
-    return at
-
-
-def open_lab(file: str, lang: str = "en", **query) -> AppTest:
-    """Run the app, then switch to a lab's page (e.g. "labs/classification/page.py") with URL values."""
-    at = open_app(lang).run()  # AppTest needs one run before it can switch pages
-    at.query_params.update({"lang": lang, **query})
-    at.switch_page(file).run()
-    assert not at.exception, at.exception
-    return at
+open_app, open_lab = local.open_app, local.open_lab  # the page tests open their sessions as the benchmarks do
 
 
 def metrics(at: AppTest) -> dict[str, str]:

@@ -1,25 +1,14 @@
 """Shared fixtures: a real Streamlit server and headless Chromium for the browser tests."""
 import os
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(ROOT))
+from deploy.local import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402  (re-exported to the tests)
 
 
 class ServerLog:
@@ -37,35 +26,6 @@ class ServerLog:
 @pytest.fixture(scope="session")
 def server_log(tmp_path_factory) -> ServerLog:
     return ServerLog(tmp_path_factory.mktemp("server") / "streamlit.log")
-
-
-@contextmanager
-def running_app(stdout=subprocess.DEVNULL, timeout_s: float = 90):
-    """`streamlit run app.py` on a free port, its output to `stdout`; yields (base URL, process) once healthy.
-
-    The browser tests and the browser benchmarks start their server with it.
-    """
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                             "--server.headless", "true"], cwd=ROOT, stdout=stdout, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + timeout_s
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
-                break
-            except OSError:
-                if time.time() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the Streamlit server did not start")
-                time.sleep(0.3)
-        yield base, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture(scope="session")

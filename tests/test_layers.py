@@ -4,6 +4,7 @@
 - sim/plots/ imports no torch (figures are built from plain arrays);
 - ui/ (what every lab shares) imports no lab;
 - a lab (labs/<name>/) imports no other lab;
+- benchmarks/ and deploy/ import nothing from tests/ (what both need lives in deploy/local.py);
 - no import cycle among the project's modules (imports under `if TYPE_CHECKING:` are for type hints and never run).
 
 A failure names the file, the line and the import.
@@ -12,7 +13,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("sim", "ui", "labs", "benchmarks")
+PACKAGES = ("sim", "ui", "labs", "benchmarks", "deploy")
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -49,6 +50,7 @@ def _runtime_nodes(tree: ast.AST):
 def violations(root: Path) -> list[str]:
     """Every broken rule, as "file:line imports X (rule)"."""
     files = [p for pkg in PACKAGES for p in (root / pkg).rglob("*.py")] + sorted(root.glob("*.py"))
+    test_modules = {p.stem for p in (root / "tests").glob("*.py")}  # imported by bare name (tests/ on sys.path)
     bad, graph = [], {}
     for path in files:
         mod, rel = module_name(path, root), path.relative_to(root).as_posix()
@@ -66,6 +68,8 @@ def violations(root: Path) -> list[str]:
             other = name.split(".")[1] if top == "labs" and name.count(".") >= 1 else None
             if lab and other and other != lab:
                 bad.append(f"{where} (a lab must not import another lab)")
+            if mod.split(".")[0] in ("benchmarks", "deploy") and top in test_modules:
+                bad.append(f"{where} (benchmarks/ and deploy/ must not import from tests/)")
             if top in PACKAGES:
                 graph[mod].add(name)
     return bad + [f"import cycle: {' -> '.join(c)}" for c in cycles(graph)]
@@ -128,6 +132,8 @@ def test_each_rule_is_caught(tmp_path):
         "labs/two/__init__.py": "",
         "labs/two/schema.py": "",
         "benchmarks/__init__.py": "",
+        "benchmarks/bench.py": "import sys\nfrom conftest import running_app\n",
+        "tests/conftest.py": "",
     }
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -138,5 +144,6 @@ def test_each_rule_is_caught(tmp_path):
     assert any(v.startswith("ui/shared.py:1 imports labs.one.page") for v in found)
     assert any(v.startswith("labs/one/page.py:1 imports labs.two.schema") for v in found)
     assert not any(v.startswith("labs/one/page.py:2") for v in found)  # its own lab is fine
+    assert any(v.startswith("benchmarks/bench.py:2 imports conftest") for v in found)
     assert "import cycle: sim.a -> sim.b -> sim.a" in found
-    assert len(found) == 5, found
+    assert len(found) == 6, found

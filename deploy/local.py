@@ -1,0 +1,65 @@
+"""The app run on this machine for a test or a benchmark, not for a class: one server on a free port
+(`running_app`), the headless Chromium that drives it, and AppTest sessions of a page (`open_app`, `open_lab`).
+
+The browser tests, the page tests and the benchmarks share these, so a benchmark does not reach into tests/.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+from deploy.classroom import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"  # Debian's chromium (Playwright's own browser download cannot work here)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+APPTEST_TIMEOUT_S = 60
+
+
+@contextmanager
+def running_app(stdout=subprocess.DEVNULL, timeout_s: float = 90):
+    """`streamlit run app.py` on a free port, its output to `stdout`; yields (base URL, process) once healthy."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                             "--server.headless", "true"], cwd=ROOT, stdout=stdout, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + timeout_s
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
+                break
+            except OSError:
+                if time.time() > deadline or proc.poll() is not None:
+                    raise RuntimeError("the Streamlit server did not start")
+                time.sleep(0.3)
+        yield base, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def open_app(lang: str = "en"):
+    """An AppTest session of app.py in `lang` (not run yet)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=APPTEST_TIMEOUT_S)
+    at.query_params["lang"] = lang
+    return at
+
+
+def open_lab(file: str, lang: str = "en", **query):
+    """Run the app, then switch to a lab's page (e.g. "labs/classification/page.py") with URL values."""
+    at = open_app(lang).run()  # AppTest needs one run before it can switch pages
+    at.query_params.update({"lang": lang, **query})
+    at.switch_page(file).run()
+    assert not at.exception, at.exception
+    return at
