@@ -75,8 +75,7 @@ def test_chinese_labels_and_the_position_survives_a_rerun(server, page):
     open_animation(page, server, "en")
     for _ in range(4):
         page.click(STEP)
-    time.sleep(0.6)
-    assert step_index(page) == 4
+    page.wait_for_function(f"() => document.querySelector('{ANIM}').dataset.step === '4'", timeout=10_000)
     page.get_by_text("中文").first.click()  # the sidebar's language switch: the page reruns, same report
     page.wait_for_function(f"() => document.querySelector('{PLAY}').textContent === '{ZH['gpu.anim.play']}'",
                            timeout=30_000)

@@ -46,8 +46,9 @@ def test_no_colour_is_written_out_elsewhere():
     """Figures, components and their stylesheets name palette entries; only the palette spells colours."""
     import re
 
-    hexes = re.compile(r"#[0-9a-fA-F]{6}\b")
-    files = [*ROOT.glob("sim/**/*.py"), *ROOT.glob("ui/*.js"), *ROOT.glob("ui/*.css"), *ROOT.glob("labs/**/*.js"),
+    hexes = re.compile(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?\b")  # #rrggbb and #rgb
+    files = [*ROOT.glob("sim/**/*.py"), *ROOT.glob("ui/*.js"), *ROOT.glob("ui/*.css"), *ROOT.glob("ui/*.py"),
+             *ROOT.glob("labs/**/*.js"),
              *ROOT.glob("labs/**/*.css"), *ROOT.glob("labs/**/*.py")]
     found = [f"{p.relative_to(ROOT)}: {m}" for p in files for m in hexes.findall(p.read_text(encoding="utf-8"))]
     assert found == []
@@ -59,8 +60,9 @@ def test_the_theme_is_the_palettes():
 
 
 @needs_node
-def test_presenter_shortcuts_script_parses(tmp_path):
-    module = tmp_path / "present_keys.mjs"  # a components.v2 script: an ES module like the canvas components
-    module.write_text((UI / "present_keys.js").read_text("utf-8"))
+@pytest.mark.parametrize("name", ["present_keys.js", "chart_download.js", "classroom_keeper.js"])
+def test_the_small_components_scripts_parse(tmp_path, name):
+    module = tmp_path / f"{name}.mjs"  # a components.v2 script: an ES module like the canvas components
+    module.write_text((UI / name).read_text("utf-8"))
     result = subprocess.run([NODE, "--check", str(module)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr

@@ -94,3 +94,22 @@ def test_fuzz_every_widget():
             assert not at.exception, (section, i, w.key, w.value, at.exception)
             if "lm.train.player" in at.session_state and rng.random() < 0.3:
                 at.session_state["lm.train.player"].model.step(3)
+
+
+def test_measured_sweep_is_also_fitted_with_e_held_at_the_entropy():
+    """The bundled sweep: the free fit and the fit with E held at the known entropy, from the same points."""
+    import json
+    import math
+
+    from sim.lm import SWEEPS_DIR, sweep_points
+    from sim.scaling import fit_loss_surface
+
+    sweep = json.loads(sorted(SWEEPS_DIR.glob("sweep-*.json"))[-1].read_text(encoding="utf-8"))
+    points = sweep_points([r for r in sweep["runs"] if math.isfinite(r["loss"])])
+    held = fit_loss_surface(points, sweep["floor_per_token"])
+    at = lm_page("en", section="measured")
+    assert not at.exception
+    shown = texts(at)
+    assert f"α = {held.alpha:.2f} and β = {held.beta:.2f}" in shown
+    assert f"RMS error of {held.rms_log_error(points):.3f}" in shown
+    assert EN["lm.col.held_n"] in at.dataframe[-1].value.columns

@@ -102,12 +102,81 @@ function drawHeatmap(ctx, p) {
   ctx.fillStyle = PALETTE.ink; ctx.font = '12px sans-serif'; ctx.fillText(p.title, rl, 13);
 }
 
-// a panel of any type, on a canvas made its size
-function paintPanel(canvas, p) {
-  if (canvas.width !== p.width || canvas.height !== p.height) { canvas.width = p.width; canvas.height = p.height; }
+// a panel of any type, on a canvas made its size (times `zoom`: the presenter view draws everything larger)
+function paintPanel(canvas, p, zoom = 1) {
+  const W = Math.round(p.width * zoom), H = Math.round(p.height * zoom);
+  if (canvas.width !== W || canvas.height !== H) { canvas.width = W; canvas.height = H; }
   const ctx = canvas.getContext('2d');
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.clearRect(0, 0, canvas.width, canvas.height);
+  ctx.setTransform(zoom, 0, 0, zoom, 0, 0);
   (p.type === 'heatmap' ? drawHeatmap : drawXY)(ctx, p);
+}
+
+// ---------- the presenter view, and figures for slides ----------
+// In the presenter view (?present=1, which ui/present.py keeps in every lab's URL, or data.present when the
+// payload says) a component sits on a white card and draws its canvases PRESENT_ZOOM times larger, so its
+// 10-12 px text reads at 18-22 px. Every canvas has a small download button (shown on hover, like Plotly's
+// modebar) that saves what is on screen as PNG, on white: a transparent picture is lost on a dark slide.
+const PRESENT_ZOOM = 1.8;
+const COMMON_STYLE = `
+.mlsim-fig { position: relative; display: inline-block; line-height: 0; }
+.mlsim-fig > .mlsim-dl { position: absolute; top: 4px; right: 4px; opacity: 0; transition: opacity 0.15s;
+  font: 12px sans-serif; line-height: 1.3; padding: 2px 7px; border: 1px solid var(--mlsim-line); border-radius: 4px;
+  background: var(--mlsim-white); color: var(--mlsim-ink); cursor: pointer; }
+.mlsim-fig:hover > .mlsim-dl, .mlsim-fig > .mlsim-dl:focus { opacity: 1; }
+.mlsim-present { background: var(--mlsim-white); color: var(--mlsim-black); padding: 12px 16px; border-radius: 8px; }
+`;
+
+function presenting(data) {
+  if (data && typeof data.present === 'boolean') return data.present;
+  const flag = new URLSearchParams(window.location.search).get('present');
+  return ['1', 'true', 'yes', 'on'].includes((flag || '').trim().toLowerCase());
+}
+
+// mark `el` as the presenter view's card (or not); the zoom its canvases are drawn at
+function presentCard(el, data) {
+  const on = presenting(data);
+  el.classList.toggle('mlsim-present', on);
+  return on ? PRESENT_ZOOM : 1;
+}
+
+const slug = (s) => String(s || '').replace(/[^\p{L}\p{N}_]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+
+// "<lab>-<name>": the lab from the page's address (/classification), the name from the panel
+function figureName(name) {
+  const lab = window.location.pathname.split('/').filter(Boolean).pop() || '';
+  return [slug(lab), slug(name)].filter(Boolean).join('-') || 'figure';
+}
+
+// the canvas as a PNG data URL, composited on white
+function canvasPNG(canvas) {
+  const out = document.createElement('canvas');
+  out.width = canvas.width; out.height = canvas.height;
+  const ctx = out.getContext('2d');
+  ctx.fillStyle = PALETTE.white; ctx.fillRect(0, 0, out.width, out.height);
+  ctx.drawImage(canvas, 0, 0);
+  return out.toDataURL('image/png');
+}
+
+function downloadCanvas(canvas, name) {
+  const a = document.createElement('a');
+  a.href = canvasPNG(canvas); a.download = figureName(name) + '.png';
+  document.body.appendChild(a); a.click(); a.remove();
+}
+
+// wrap `canvas` (already in the page, or not yet) in a box with its download button; name() is read on click
+function withDownload(canvas, name) {
+  const box = document.createElement('div');
+  box.className = 'mlsim-fig';
+  if (canvas.parentNode) canvas.parentNode.insertBefore(box, canvas);
+  box.appendChild(canvas);
+  const button = document.createElement('button');
+  button.type = 'button'; button.className = 'mlsim-dl'; button.textContent = '\u2913 PNG';
+  button.setAttribute('aria-label', 'PNG'); button.dataset.testid = 'canvas-download';
+  button.onclick = (e) => { e.stopPropagation(); downloadCanvas(canvas, name()); };
+  box.appendChild(button);
+  return box;
 }
 
 // Queue the frames of a new update and keep one animation loop running that draws them; while playing,

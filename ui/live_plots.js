@@ -1,24 +1,29 @@
 // Generic live view: each frame holds panels ("xy" charts and "heatmap"s) drawn side by side.
-// (Colours, decoding, the panel drawings and the frame player come from live_common.js.)
+// (Colours, decoding, the panel drawings, the frame player and the presenter view come from live_common.js.)
 function setupPlots(root) {
-  root.innerHTML = `<style>${STYLE}</style><div class="lp-caption"></div><div class="lp-panels"></div>`;
-  return { root, queue: [], seq: null, raf: 0, lastDraw: 0, caption: root.querySelector('.lp-caption'),
-           box: root.querySelector('.lp-panels'), canvases: [] };
+  root.innerHTML = `<style>${STYLE}${COMMON_STYLE}</style><div class="lp"><div class="lp-caption"></div><div class="lp-panels"></div></div>`;
+  return { root, queue: [], seq: null, raf: 0, lastDraw: 0, zoom: 1, card: root.querySelector('.lp'),
+           caption: root.querySelector('.lp-caption'), box: root.querySelector('.lp-panels'), canvases: [], panels: [] };
 }
 
 function drawPlots(S, frame) {
   S.caption.textContent = frame.caption || '';
   frame.panels.forEach((p, k) => {
     let cv = S.canvases[k];
-    if (!cv) { cv = S.canvases[k] = document.createElement('canvas'); cv.dataset.testid = 'live-panel-' + k; S.box.appendChild(cv); }
-    paintPanel(cv, p);
+    if (!cv) {
+      cv = S.canvases[k] = document.createElement('canvas'); cv.dataset.testid = 'live-panel-' + k;
+      S.box.appendChild(withDownload(cv, () => S.panels[k].title || 'panel-' + k));
+    }
+    S.panels[k] = p;
+    paintPanel(cv, p, S.zoom);
   });
-  while (S.canvases.length > frame.panels.length) S.canvases.pop().remove();
+  while (S.canvases.length > frame.panels.length) { S.canvases.pop().parentNode.remove(); S.panels.pop(); }
 }
 
 export default function (component) {
   const { data, parentElement } = component;
   const S = parentElement.__plots || (parentElement.__plots = setupPlots(parentElement));
+  S.zoom = presentCard(S.card, data);
   S.caption.className = 'lp-caption ' + data.status;
   return play(S, data, drawPlots, component);
 }

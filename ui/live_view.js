@@ -1,20 +1,26 @@
 // Live view of the classification lab: decision boundary, network diagram and loss curve.
 // (Colours, decoding, the panel drawings and the frame player come from live_common.js.)
 
+const BOUNDARY = 360;  // the decision boundary's side, px (times the presenter view's zoom)
+
 function setup(root) {
-  root.innerHTML = `<style>${STYLE}</style>
+  root.innerHTML = `<style>${STYLE}${COMMON_STYLE}</style><div class="lv">
     <div class="lv-head"><span class="lv-epoch"></span><span class="lv-loss"></span><span class="lv-status"></span></div>
     <div class="lv-body">
       <canvas class="lv-net" data-testid="live-network"></canvas>
       <div class="lv-right">
-        <canvas class="lv-boundary" data-testid="live-boundary" width="360" height="360"></canvas>
+        <canvas class="lv-boundary" data-testid="live-boundary" width="${BOUNDARY}" height="${BOUNDARY}"></canvas>
         <canvas class="lv-curve" data-testid="live-curve"></canvas>
       </div>
-    </div>`;
+    </div></div>`;
   const q = (s) => root.querySelector(s);
-  return { root, queue: [], seq: null, raf: 0, lastDraw: 0, data: null,
-           head: { epoch: q('.lv-epoch'), loss: q('.lv-loss'), status: q('.lv-status') },
-           net: q('.lv-net'), boundary: q('.lv-boundary'), curve: q('.lv-curve') };
+  const S = { root, queue: [], seq: null, raf: 0, lastDraw: 0, data: null, zoom: 1, card: q('.lv'),
+              head: { epoch: q('.lv-epoch'), loss: q('.lv-loss'), status: q('.lv-status') },
+              net: q('.lv-net'), boundary: q('.lv-boundary'), curve: q('.lv-curve') };
+  withDownload(S.net, () => 'network');
+  withDownload(S.boundary, () => 'boundary');
+  withDownload(S.curve, () => (S.data && S.data.curve && S.data.curve.title) || 'loss');
+  return S;
 }
 
 // Colour of one grid cell from its channel bytes (1 channel: probability of class 1 or a
@@ -63,7 +69,9 @@ function drawPoints(ctx, d, xy64, lab64, size, stroke) {
 }
 
 function drawBoundary(S, f) {
-  const d = S.data, ctx = S.boundary.getContext('2d'), size = S.boundary.width;
+  const d = S.data, ctx = S.boundary.getContext('2d'), size = BOUNDARY, px = Math.round(BOUNDARY * S.zoom);
+  if (S.boundary.width !== px) S.boundary.width = S.boundary.height = px;
+  ctx.setTransform(S.zoom, 0, 0, S.zoom, 0, 0);
   drawGrid(ctx, d, f.grid, d.res, 0, 0, size, 0.62);
   if (d.points) {
     drawPoints(ctx, d, d.points.train_xy, d.points.train_y, size, 'white');
@@ -83,9 +91,11 @@ function drawBoundary(S, f) {
 
 function drawNet(S) {
   const n = S.data.net, canvas = S.net;
-  const width = Math.max(280, S.root.clientWidth - S.boundary.width - 24), H = 380, box = 34;
-  canvas.width = width; canvas.height = H;
+  const pad = S.zoom > 1 ? 32 : 0;  // the presenter view's card
+  const width = Math.max(280, (S.root.clientWidth - pad - S.boundary.width - 24) / S.zoom), H = 380, box = 34;
+  canvas.width = Math.round(width * S.zoom); canvas.height = Math.round(H * S.zoom);
   const ctx = canvas.getContext('2d');
+  ctx.setTransform(S.zoom, 0, 0, S.zoom, 0, 0);
   ctx.clearRect(0, 0, width, H);
   const left = 56, gapX = (width - left - box - 8) / Math.max(1, n.sizes.length - 1);
   const pos = n.sizes.map((m, c) => {
@@ -120,20 +130,22 @@ function drawNet(S) {
 }
 
 function drawCurve(S) {
-  paintPanel(S.curve, S.data.curve);
+  paintPanel(S.curve, S.data.curve, S.zoom);
 }
 
 export default function (component) {
   const { data, parentElement } = component;
   const S = parentElement.__live || (parentElement.__live = setup(parentElement));
+  const zoom = presentCard(S.card, data), rezoom = zoom !== S.zoom;
+  S.zoom = zoom;
   const fresh = data.seq !== S.seq;
   // the points, the network and the curve come only a few times a second while playing: keep the last ones
   const sent = { net: data.net != null, curve: data.curve != null };
   for (const k of ['points', 'net', 'curve']) if (data[k] == null && S.data) data[k] = S.data[k];
   S.data = data;
   const stop = play(S, data, drawBoundary, component);
-  if (fresh && sent.net) drawNet(S);
-  if (fresh && sent.curve) drawCurve(S);
+  if (data.net && ((fresh && sent.net) || rezoom)) drawNet(S);
+  if (data.curve && ((fresh && sent.curve) || rezoom)) drawCurve(S);
   S.head.status.textContent = data.labels.status || '';
   S.head.status.className = 'lv-status ' + data.status;
   return stop;

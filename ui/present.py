@@ -9,36 +9,42 @@ into `controls_box`), and keyboard shortcuts for the live labs' run buttons (ui/
 from __future__ import annotations
 
 from pathlib import Path
+from string import Template
 
 import streamlit as st
 
+from sim.plots.palette import PALETTE
 from ui.i18n import t
 
 ss = st.session_state
 PRESENT, HIDE, CLASS = "present", "hide", "class"  # the URL keys
 TRUE = ("1", "true", "yes", "on")
+FIGURES, FIGURE_FORMATS = "figures", ("png", "svg")  # ?figures=svg: charts download as SVG (ui/charts.py)
 _HERE = Path(__file__).parent
 
-# projector-sized type, no sidebar, white on black with yellow accents (readable from the back of a room)
-CSS = """
+# projector-sized type, no sidebar, white on black with yellow accents (readable from the back of a room); the
+# controls button opens a box nearly as wide as the screen, so its rows of widgets keep their columns
+CSS = Template("""
 <style>
 html, .stApp { font-size: 26px; }
-.stApp, .stApp [data-testid="stHeader"] { background: #000 !important; color: #fff !important; }
+.stApp, .stApp [data-testid="stHeader"] { background: $black !important; color: $white !important; }
 .stApp [data-testid="stMarkdownContainer"] p, .stApp li, .stApp label, .stApp [data-testid="stCaptionContainer"],
-.stApp [data-testid="stWidgetLabel"] p { color: #fff !important; font-size: 1.15rem !important; }
-.stApp [data-testid="stCaptionContainer"] * { color: #eee !important; }
-.stApp h1 { font-size: 3.2rem !important; color: #ffd400 !important; }
-.stApp h2, .stApp h3 { font-size: 2.2rem !important; color: #ffd400 !important; }
+.stApp [data-testid="stWidgetLabel"] p { color: $white !important; font-size: 1.15rem !important; }
+.stApp [data-testid="stCaptionContainer"] * { color: $rule !important; }
+.stApp h1 { font-size: 2.8rem !important; color: $highlight !important; }
+.stApp h2, .stApp h3 { font-size: 2.2rem !important; color: $highlight !important; }
 .stApp [data-testid="stMetricValue"] { font-size: 2.6rem !important; }
-.stApp button { font-size: 1.1rem !important; border: 2px solid #ffd400 !important; background: #000 !important;
-  color: #fff !important; }
+.stApp button { font-size: 1.1rem !important; border: 2px solid $highlight !important; background: $black !important;
+  color: $white !important; }
 .stApp button p, .stApp button span { color: inherit !important; font-size: 1.1rem !important; }
-.stApp button[kind="primary"] { background: #ffd400 !important; color: #000 !important; }
+.stApp button[kind="primary"] { background: $highlight !important; color: $black !important; }
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],
 .stApp header[data-testid="stHeader"] { display: none !important; }
 .stApp [data-testid="stMainBlockContainer"] { max-width: 100% !important; padding-top: 1.5rem !important; }
+[data-testid="stPopoverBody"] { width: min(94vw, 1800px) !important; max-width: none !important;
+  max-height: 85vh !important; overflow-y: auto !important; }
 </style>
-"""
+""").substitute(PALETTE)
 
 
 def read_flags() -> None:
@@ -48,6 +54,8 @@ def read_flags() -> None:
         ss["_present"] = q[PRESENT].strip().lower() in TRUE
     if HIDE in q:
         ss["_hide"] = tuple(dict.fromkeys(n.strip() for n in q[HIDE].split(",") if n.strip()))
+    if FIGURES in q and q[FIGURES].strip().lower() in FIGURE_FORMATS:
+        ss["_figures"] = q[FIGURES].strip().lower()
 
 
 def presenting() -> bool:
@@ -67,6 +75,8 @@ def carry() -> dict[str, str]:
         out[HIDE] = ",".join(hidden())
     if ss.get("_cls.code") and not ss.get("_cls.secret"):
         out[CLASS] = ss["_cls.code"]
+    if ss.get("_figures", FIGURE_FORMATS[0]) != FIGURE_FORMATS[0]:
+        out[FIGURES] = ss["_figures"]
     return out
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 from urllib.parse import urlencode
 
@@ -42,6 +42,7 @@ class PageState:
                            icon=":material/warning:")
         self.values: dict[str, Any] = st.session_state[store]
         self.fold = None  # the presenter view's controls button (frame), where widget() then draws
+        self._folded = 0  # inside a controls() block (already behind that button)
         for p in schema:  # a widget changed since the last run: its new value counts from the top
             if self.key(p.name) in st.session_state and p.kind != "ints":
                 value = st.session_state[self.key(p.name)]
@@ -50,12 +51,13 @@ class PageState:
     def key(self, name: str) -> str:
         return f"{self.page}.{name}"
 
-    def widget(self, name: str, container=st, options: tuple | None = None, **kw) -> Any:
+    def widget(self, name: str, container=st, options: tuple | None = None, fold: bool = True, **kw) -> Any:
         """Draw the standard widget for a parameter and record its value.
 
         `options` narrows a choice to the values that make sense now (e.g. datasets per problem).
         A parameter named in `?hide=` is not drawn: its value (from the URL, the class or its default) counts.
-        In the presenter view the widget goes behind the frame's one controls button.
+        In the presenter view the widget goes behind the frame's one controls button (unless `fold` is False, as
+        for a switch between a lab's sections), on its own when it is not inside a `controls()` block.
         """
         p, key = self.params[name], self.key(name)
         choices = options or p.choices
@@ -63,7 +65,7 @@ class PageState:
             if p.kind == "choice" and self.values[name] not in choices:
                 self.values[name] = choices[0]  # as the widget would have shown it
             return self.values[name]
-        if self.fold is not None and not present.in_fragment():
+        if fold and self.fold is not None and not self._folded and not present.in_fragment():
             container = self.fold
         # widget state is dropped when the page is left, so it is restored from the kept values
         if key not in st.session_state or (p.kind == "choice" and st.session_state[key] not in choices):
@@ -113,7 +115,41 @@ class PageState:
         One section at a time, not tabs: a hidden tab would still re-render its charts on every live update.
         """
         with self.frame(title, intro):
-            views[self.widget("section", label_visibility="collapsed")](self)
+            views[self.widget("section", fold=False, label_visibility="collapsed")](self)
+
+    @contextmanager
+    def controls(self, container=None, expander: str | None = None, expanded: bool = False) -> Iterator[None]:
+        """A block of a lab's controls (widgets with their columns, captions and buttons), drawn in `container`
+        or in an expander labelled `expander`.
+
+        In the presenter view the whole block goes behind the frame's one controls button (and no expander is
+        made), so the page keeps no empty column, expander or caption whose widget has gone. A fragment's own
+        controls stay where they are: a fragment may not draw outside itself.
+        """
+        if self.fold is None or self._folded or present.in_fragment():
+            if expander is not None:
+                container = (st if container is None else container).expander(expander, expanded=expanded)
+            with container if container is not None else nullcontext():
+                yield
+            return
+        self._folded += 1
+        try:
+            with self.fold:
+                yield
+        finally:
+            self._folded -= 1
+
+    def columns(self, spec, controls: int, **kw) -> list:
+        """st.columns(spec), where column `controls` holds only controls (drawn with `with state.controls(col)`).
+
+        In the presenter view that column goes behind the controls button (None here) and one full-width
+        container stands for the others, so the body takes the whole projector.
+        """
+        if self.fold is None:
+            return st.columns(spec, **kw)
+        body = st.container()
+        n = spec if isinstance(spec, int) else len(spec)
+        return [None if i == controls else body for i in range(n)]
 
     @contextmanager
     def frame(self, title: str, intro: str) -> Iterator[None]:
@@ -123,7 +159,7 @@ class PageState:
         also when the body ends early.
         """
         if present.presenting():  # the presenter view: the controls behind one button beside the title
-            head, fold, slot = st.columns([4, 2, 2], vertical_alignment="bottom")
+            head, fold, slot = st.columns([6, 2, 2], vertical_alignment="bottom")
             self.fold = present.controls_box(fold)
             present.shortcuts()
         else:

@@ -18,6 +18,7 @@ from sim.plots.attention import PIPELINE_ROWS, bars_figure, pipeline_figures, sh
 from sim.tasks import MAX_TOKENS, PRESETS, split_tokens, utf8_bytes
 from sim.text import html
 from sim.transformer import notes_ffn_text
+from ui import charts
 from ui.i18n import t
 from labs.attention.permutation import permutation_section
 from labs.attention.schema import PAGE, SCHEMA
@@ -41,22 +42,23 @@ def text_input(state: PageState) -> list[str]:
 
 def pipeline_section(state: PageState) -> None:
     st.markdown(t("att.pipeline_intro"))
-    c1, c2, c3, c4 = st.columns([3, 2, 2, 1])
-    with c1:
-        tokens = text_input(state)
-    state.widget("d_model", container=c2)
-    state.widget("heads", container=c3)
-    state.widget("seed", container=c4)
-    if tokens:  # the demo's tokens are words and characters; a real tokenizer's are sub-words
-        st.caption(t("att.token_note", n=len(tokens), bytes=utf8_bytes(tokens)))
-    c1, c2, c3 = st.columns([4, 3, 3])
-    mask_kind = state.widget("mask", container=c1)
-    if mask_kind in ("window", "causal_window"):
-        state.widget("window", container=c2)
-    temperature = state.widget("temperature", container=c3)
-    c1, c2, c3 = st.columns([6, 2, 2], vertical_alignment="bottom")
-    scaled = state.widget("scale", container=c2)
-    state.widget("numbers", container=c3)
+    with state.controls():
+        c1, c2, c3, c4 = st.columns([3, 2, 2, 1])
+        with c1:
+            tokens = text_input(state)
+        state.widget("d_model", container=c2)
+        state.widget("heads", container=c3)
+        state.widget("seed", container=c4)
+        if tokens:  # the demo's tokens are words and characters; a real tokenizer's are sub-words
+            st.caption(t("att.token_note", n=len(tokens), bytes=utf8_bytes(tokens)))
+        c1, c2, c3 = st.columns([4, 3, 3])
+        mask_kind = state.widget("mask", container=c1)
+        if mask_kind in ("window", "causal_window"):
+            state.widget("window", container=c2)
+        temperature = state.widget("temperature", container=c3)
+        c1, c2, c3 = st.columns([6, 2, 2], vertical_alignment="bottom")  # c1: the head, once the sizes are checked
+        scaled = state.widget("scale", container=c2)
+        state.widget("numbers", container=c3)
     v = state.values
     if not tokens:
         st.info(t("att.no_tokens"))
@@ -65,7 +67,7 @@ def pipeline_section(state: PageState) -> None:
     if d_model % n_heads:
         st.error(t("att.invalid_heads", d=d_model, h=n_heads))
         return
-    heads = head_indices(state.widget("head", container=c1, options=head_choices(n_heads)), n_heads)
+    heads = head_indices(state.widget("head", container=c1, fold=False, options=head_choices(n_heads)), n_heads)
     p = lab_pipeline(tokens, d_model, n_heads, v["seed"], mask_kind, v["window"], scaled, temperature)
     labels = {k: t(f"att.stage.{k}") for k in STAGES}
     labels["scaled"] = t("att.stage.scaled", divisor=scale_text(p.d_head, scaled), temp=f"{temperature:g}",
@@ -74,7 +76,7 @@ def pipeline_section(state: PageState) -> None:
     figs = pipeline_figures(p.arrays(), [html(tok, 20) for tok in tokens], heads, labels, numbers=v["numbers"])
     for row in PIPELINE_ROWS:
         for col, key in zip(st.columns(len(row)), row):
-            col.plotly_chart(figs[key], key=f"att.fig.{key}")
+            charts.plotly_chart(col, figs[key], key=f"att.fig.{key}")
             col.caption(t(f"att.explain.{key}"))
     stats = head_stats(p, heads)
     c1, c2, c3 = st.columns(3)
@@ -83,9 +85,9 @@ def pipeline_section(state: PageState) -> None:
                                                                 uniform=stats["uniform_entropy"]))
     c3.metric(t("att.metric.row_sums"), stats["row_sums"])
     st.subheader(t("att.sharpness_title"))
-    st.plotly_chart(sharpness_figure(SHARPNESS_HEAD_DIMS, cached_sharpness(),
-                                     {k: t(f"att.sharpness.{k}") for k in ("d_h", "max", "scaled", "unscaled")},
-                                     current=p.d_head), key="att.fig.sharpness")
+    charts.plotly_chart(st, sharpness_figure(SHARPNESS_HEAD_DIMS, cached_sharpness(),
+                                             {k: t(f"att.sharpness.{k}") for k in ("d_h", "max", "scaled", "unscaled")},
+                                             current=p.d_head), key="att.fig.sharpness")
     st.caption(t("att.sharpness_help"))
     permutation_section(state, tokens)
 
@@ -102,8 +104,8 @@ def examples_section(state: PageState) -> None:
     left.markdown(notes_softmax_table(t("att.ex.key")))
     left.caption(t("att.ex.softmax_help"))
     names, scores, weights = notes_bars()
-    right.plotly_chart(bars_figure(names, {t("att.ex.scores"): scores, t("att.ex.weights"): weights},
-                                   t("att.ex.value")), key="att.fig.softmax")
+    charts.plotly_chart(right, bars_figure(names, {t("att.ex.scores"): scores, t("att.ex.weights"): weights},
+                                           t("att.ex.value")), key="att.fig.softmax")
     for name, text in (("sum", notes_weighted_sum_text()), ("ffn", notes_ffn_text())):
         st.subheader(t(f"att.ex.{name}_title"))
         st.code(text, language=None)

@@ -5,6 +5,7 @@ import streamlit as st
 from sim.attention import permutation_check, permutation_stats
 from sim.plots.attention import permutation_figures
 from sim.text import html
+from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
 
@@ -31,5 +32,5 @@ def permutation_section(state: PageState, tokens: list[str]) -> None:
                                [html(x, 20) for x in check.permuted_tokens],
                                {k: t(f"att.perm_fig.{k}") for k in ("before", "after")})
     for col, fig, key in zip(st.columns(2), figs, ("before", "after")):
-        col.plotly_chart(fig, key=f"att.fig.perm_{key}")
+        charts.plotly_chart(col, fig, key=f"att.fig.perm_{key}")
     st.caption(t("att.perm_help"))

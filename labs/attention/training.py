@@ -6,7 +6,7 @@ import streamlit as st
 from sim.plots.attention import live_frame, position_figure
 from sim.tasks import CORPORA, LETTERS, lab_task
 from sim.transformer import LMTrainer, generation_report, lab_trainer
-from ui import live_plots, live_run
+from ui import charts, live_plots, live_run
 from ui.i18n import t
 from ui.player import Player
 from ui.urlstate import PageState
@@ -26,20 +26,21 @@ def labels() -> dict[str, str]:
 
 def model_controls(state: PageState) -> str:
     """The task and model widgets; returns the training text (text task) or ""."""
-    c = st.columns(5)
-    task = state.widget("task", container=c[0])
-    for col, name in zip(c[1:], ("layers", "t_heads", "width", "lr")):
-        state.widget(name, container=col)
-    c = st.columns(4)
-    state.widget("context" if task == "text" else "length", container=c[0])
-    state.widget("speed", container=c[1])
-    state.widget("t_seed", container=c[2])
-    state.widget("pos", container=c[3])
-    if task != "text":
-        return ""
-    corpus = state.widget("corpus")
-    return remembered(st.text_area, "att.train_text", corpus, CORPORA[corpus], label=t("att.train_text"),
-                      max_chars=MAX_TEXT, height=90)
+    with state.controls():
+        c = st.columns(5)
+        task = state.widget("task", container=c[0])
+        for col, name in zip(c[1:], ("layers", "t_heads", "width", "lr")):
+            state.widget(name, container=col)
+        c = st.columns(4)
+        state.widget("context" if task == "text" else "length", container=c[0])
+        state.widget("speed", container=c[1])
+        state.widget("t_seed", container=c[2])
+        state.widget("pos", container=c[3])
+        if task != "text":
+            return ""
+        corpus = state.widget("corpus")
+        return remembered(st.text_area, "att.train_text", corpus, CORPORA[corpus], label=t("att.train_text"),
+                          max_chars=MAX_TEXT, height=90)
 
 
 def current_player(kind: str, v: dict, text: str) -> Player | None:
@@ -125,7 +126,7 @@ def position_panel(player: Player) -> None:
     with st.expander(t(f"att.pos_table.{trainer.config.pos}")):
         with player.lock:
             table = trainer.position_table()
-        st.plotly_chart(position_figure(table, t("att.pos_table_title")), key="att.fig.pos_table")
+        charts.plotly_chart(st, position_figure(table, t("att.pos_table_title")), key="att.fig.pos_table")
         st.caption(t(f"att.pos_table_help.{trainer.config.pos}"))
 
 
@@ -141,7 +142,7 @@ def train_section(state: PageState) -> None:
 
 def compare_section(state: PageState) -> None:
     st.markdown(t("att.compare_intro"))
-    with st.expander(t("att.compare_settings")):
+    with state.controls(expander=t("att.compare_settings")):
         text = model_controls(state)
     if trained_panel("compare", state, text) is not None:
         st.markdown(t("att.compare_explain"))

@@ -64,9 +64,10 @@ def depth_player(v: dict) -> Player:
 
 def residual_section(state: PageState) -> None:
     st.markdown(t("blk.res.intro"))
-    c = st.columns(7)
-    for col, name in zip(c, ("r_task", "r_layers", "r_width", "r_lr", "r_warmup", "r_speed", "r_seed")):
-        state.widget(name, container=col)
+    with state.controls():
+        c = st.columns(7)
+        for col, name in zip(c, ("r_task", "r_layers", "r_width", "r_lr", "r_warmup", "r_speed", "r_seed")):
+            state.widget(name, container=col)
     player = depth_player(state.values)
     runs: list[DepthTrainer] = player.model
     labels = {k: t(f"blk.res.fig.{k}") for k in DEPTH_LABELS}
@@ -105,12 +106,13 @@ def moe_player(v: dict) -> Player:
 
 def moe_section(state: PageState) -> None:
     st.markdown(t("blk.moe.intro"))
-    c = st.columns(5)
-    for col, name in zip(c, ("m_experts", "m_k", "m_cf", "m_clusters", "m_lr")):
-        state.widget(name, container=col)
-    c = st.columns(4)
-    for col, name in zip(c, ("m_alpha", "m_gamma", "m_speed", "m_seed")):
-        state.widget(name, container=col)
+    with state.controls():
+        c = st.columns(5)
+        for col, name in zip(c, ("m_experts", "m_k", "m_cf", "m_clusters", "m_lr")):
+            state.widget(name, container=col)
+        c = st.columns(4)
+        for col, name in zip(c, ("m_alpha", "m_gamma", "m_speed", "m_seed")):
+            state.widget(name, container=col)
     v = dict(state.values)
     player = moe_player(v)
     runs: list[MoETrainer] = player.model

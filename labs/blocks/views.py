@@ -12,11 +12,11 @@ from sim.plots.blocks import (activation_figure, bars_figure, init_figure, norm_
                               score_figure)
 from sim.plots.shapes import human_bytes, human_count
 from sim.shapes import kv_cache_bytes
+from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
 
 ss = st.session_state
-CHART = {"displayModeBar": False}
 
 
 def bounded(state: PageState, name: str, lo: int, hi: int, container=st) -> int:
@@ -36,13 +36,14 @@ def bounded(state: PageState, name: str, lo: int, hi: int, container=st) -> int:
 # ---------- normalisation ----------
 def norm_section(state: PageState) -> None:
     st.markdown(t("blk.norm.intro"))
-    c = st.columns([3, 1, 1, 1, 1])
-    kind = state.widget("n_kind", container=c[0])
-    B, T, d = (state.widget(n, container=col) for n, col in zip(("n_B", "n_T", "n_d"), c[1:4]))
-    seed = state.widget("n_seed", container=c[4])
-    c = st.columns(3)
-    cell = (bounded(state, "n_b", 0, B - 1, c[0]), bounded(state, "n_t", 0, T - 1, c[1]),
-            bounded(state, "n_j", 0, d - 1, c[2]))
+    with state.controls():
+        c = st.columns([3, 1, 1, 1, 1])
+        kind = state.widget("n_kind", container=c[0])
+        B, T, d = (state.widget(n, container=col) for n, col in zip(("n_B", "n_T", "n_d"), c[1:4]))
+        seed = state.widget("n_seed", container=c[4])
+        c = st.columns(3)
+        cell = (bounded(state, "n_b", 0, B - 1, c[0]), bounded(state, "n_t", 0, T - 1, c[1]),
+                bounded(state, "n_j", 0, d - 1, c[2]))
     v = norm_view(kind, B, T, d, cell, seed)
     n = int(v.group.sum())
     st.markdown(t(f"blk.norm.what.{kind}", n=n, b=cell[0], t=cell[1], j=cell[2]))
@@ -56,7 +57,7 @@ def norm_section(state: PageState) -> None:
     if kind == "batch" and B * T == 1:
         st.warning(t("blk.norm.batch_one"), icon=":material/warning:")
     labels = {k: t(f"blk.norm.fig.{k}") for k in ("input", "output", "sample", "position", "feature")}
-    st.plotly_chart(norm_figure(v.x, v.y, v.group, labels), key="blk.fig.norm", config=CHART)
+    charts.plotly_chart(st, norm_figure(v.x, v.y, v.group, labels), key="blk.fig.norm")
     st.caption(t("blk.norm.help"))
 
 
@@ -68,14 +69,15 @@ def cached_init(depth: int, width: int, init: str, act: str, seed: int):
 
 def init_section(state: PageState) -> None:
     st.markdown(t("blk.init.intro"))
-    c = st.columns([3, 3, 2, 2, 1])
-    init, act = state.widget("i_init", container=c[0]), state.widget("i_act", container=c[1])
-    depth, width = state.widget("i_depth", container=c[2]), state.widget("i_width", container=c[3])
-    seed = state.widget("i_seed", container=c[4])
+    with state.controls():
+        c = st.columns([3, 3, 2, 2, 1])
+        init, act = state.widget("i_init", container=c[0]), state.widget("i_act", container=c[1])
+        depth, width = state.widget("i_depth", container=c[2]), state.widget("i_width", container=c[3])
+        seed = state.widget("i_seed", container=c[4])
     s = cached_init(depth, width, init, act, seed)
     labels = {k: t(f"blk.init.fig.{k}") for k in ("acts", "grads", "std", "layer", "value", "log_grad", "act_std",
                                                     "grad_std")}
-    st.plotly_chart(init_figure(s.acts, s.grads, s.act_std, s.grad_std, labels), key="blk.fig.init", config=CHART)
+    charts.plotly_chart(st, init_figure(s.acts, s.grads, s.act_std, s.grad_std, labels), key="blk.fig.init")
     ratio = s.grad_std[0] / max(s.grad_std[-1], 1e-300)
     st.markdown(t("blk.init.summary", first=f"{s.act_std[0]:.3g}", last=f"{s.act_std[-1]:.3g}",
                   g_first=f"{s.grad_std[0]:.3g}", g_last=f"{s.grad_std[-1]:.3g}", ratio=f"{ratio:.3g}", depth=depth))
@@ -106,8 +108,7 @@ def position_section(state: PageState) -> None:
     labels = pos_labels()
     freqs = rope_frequencies(d, base).numpy()
     shown = sorted({0, 1, d // 4, d // 2 - 1} & set(range(d // 2)))
-    st.plotly_chart(rope_figure(rope_pairs(q, torch.arange(P), base), shown, freqs, labels), key="blk.fig.rope",
-                    config=CHART)
+    charts.plotly_chart(st, rope_figure(rope_pairs(q, torch.arange(P), base), shown, freqs, labels), key="blk.fig.rope")
     st.caption(t("blk.pos.rope_help"))
     st.subheader(t("blk.pos.relative"))
     c = st.columns(3)
@@ -122,8 +123,7 @@ def position_section(state: PageState) -> None:
                   k=fmt_vec(k)))
     Q = rope(q.expand(P, -1), torch.arange(P), base)
     K = rope(k.expand(P, -1), torch.arange(P), base)
-    st.plotly_chart(score_figure((Q @ K.T).numpy(), t("blk.pos.scores_title"), labels), key="blk.fig.scores",
-                    config=CHART)
+    charts.plotly_chart(st, score_figure((Q @ K.T).numpy(), t("blk.pos.scores_title"), labels), key="blk.fig.scores")
     st.subheader(t("blk.pos.trained"))
     st.markdown(t("blk.pos.trained_intro"))
     c = st.columns(3)
@@ -134,8 +134,8 @@ def position_section(state: PageState) -> None:
     with st.spinner(t("blk.pos.training")):
         results = cached_positions(L, L2, tseed)
     heat, acc = position_figures(results, labels)
-    st.plotly_chart(heat, key="blk.fig.pos_att", config=CHART)
-    st.plotly_chart(acc, key="blk.fig.pos_acc", config=CHART)
+    charts.plotly_chart(st, heat, key="blk.fig.pos_att")
+    charts.plotly_chart(st, acc, key="blk.fig.pos_acc")
     inside = {r.pos: float(np.nanmean(r.accuracy[1:L])) for r in results}
     beyond = {r.pos: float(np.nanmean(r.accuracy[L:])) if L2 > L else float("nan") for r in results}
     st.dataframe(pd.DataFrame({t("blk.pos.col.encoding"): [labels[f"pos.{p}"] for p in POSITIONS],
@@ -170,9 +170,9 @@ def ffn_section(state: PageState) -> None:
     xt = torch.tensor(x)
     curves = {"ReLU": F.relu(xt).numpy(), "GELU": F.gelu(xt).numpy(), "SiLU (Swish)": F.silu(xt).numpy()}
     c1, c2 = st.columns(2)
-    c1.plotly_chart(activation_figure(x, curves, {"title": t("blk.ffn.curves")}), key="blk.fig.act", config=CHART)
-    c2.plotly_chart(bars_figure(names, counts, t("blk.ffn.params_title"), t("blk.ffn.col.params")),
-                    key="blk.fig.ffn", config=CHART)
+    charts.plotly_chart(c1, activation_figure(x, curves, {"title": t("blk.ffn.curves")}), key="blk.fig.act")
+    charts.plotly_chart(c2, bars_figure(names, counts, t("blk.ffn.params_title"), t("blk.ffn.col.params")),
+                        key="blk.fig.ffn")
 
 
 # ---------- KV cache ----------
@@ -203,7 +203,7 @@ def kv_section(state: PageState) -> None:
         {t("blk.kv.col.ratio"): "{:.1f}×"}), hide_index=True)
     st.markdown(t("blk.kv.summary", mha=2 * H * dh, mla=dc + dr, ratio=f"{per['mha'] / per['mla']:.1f}", h=H, dh=dh,
                   dc=dc, dr=dr))
-    st.plotly_chart(bars_figure(names, [total[k] for k in KV_KINDS], t("blk.kv.chart", T=T, B=B),
-                                t("blk.kv.axis"), log=True, text=[human_bytes(total[k]) for k in KV_KINDS]),
-                    key="blk.fig.kv", config=CHART)
+    charts.plotly_chart(st, bars_figure(names, [total[k] for k in KV_KINDS], t("blk.kv.chart", T=T, B=B),
+                                        t("blk.kv.axis"), log=True, text=[human_bytes(total[k]) for k in KV_KINDS]),
+                        key="blk.fig.kv")
     st.caption(t("blk.kv.help"))

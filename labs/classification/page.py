@@ -126,25 +126,28 @@ def live_panel(state: PageState, player: Player) -> None:
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
     with state.frame(t("cls.title"), t("cls.intro")):
-        model_controls(state)
-        left, right = st.columns([1, 4], gap="medium")
-        with left:
+        with state.controls():
+            model_controls(state)
+        left, right = state.columns([1, 4], controls=0, gap="medium")
+        with state.controls(left):
             st.subheader(t("cls.data"))
             data_controls(state)
         with right:
-            state.widget("features")
-            hidden_layers(state)
+            with state.controls():
+                state.widget("features")
+                hidden_layers(state)
             player = current_player(state.values)
             if player is None:  # no model could be built from these settings; the error says why
                 return
             live_panel(state, player)
-            for name, col in zip(("discretize", "show_test", "speed"), st.columns(3)):
-                state.widget(name, container=col)
+            with state.controls():
+                for name, col in zip(("discretize", "show_test", "speed"), st.columns(3)):
+                    state.widget(name, container=col)
             with player.lock:
                 model_notes_panel(player.model)
         curves_panel(player)
         # one panel at a time: hidden tabs would still re-render their charts on every live update
-        panel = state.widget("panel", label_visibility="collapsed")
+        panel = state.widget("panel", fold=False, label_visibility="collapsed")
         with player.lock:  # the run may be training on its own thread
             {"eval": lambda: evaluation_panel(state, player.model), "why_ce": lambda: why_cross_entropy(state),
              "download": lambda: downloads(player.model)}[panel]()

@@ -12,6 +12,7 @@ from sim.plots.curves import accuracy_curves, loss_curves
 from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
 from sim.plots.losses import gradient_figure
 from sim.training import Trainer, affine_formula, collapse_linear, model_notes
+from ui import charts
 from ui.i18n import t
 from ui.player import Player
 from ui.urlstate import PageState
@@ -26,9 +27,9 @@ def curves_panel(player: Player) -> None:
             history = list(player.model.history)
         labels = {k: t(f"cls.plot.{k}") for k in ("epoch", "loss", "accuracy", "train", "val")}
         c1, c2 = st.columns(2)
-        c1.plotly_chart(loss_curves(history, labels, held_out="val"), key="cls.loss_fig")
+        charts.plotly_chart(c1, loss_curves(history, labels, held_out="val"), key="cls.loss_fig")
         if player.model.config.problem == "classification":
-            c2.plotly_chart(accuracy_curves(history, labels, held_out="val"), key="cls.acc_fig")
+            charts.plotly_chart(c2, accuracy_curves(history, labels, held_out="val"), key="cls.acc_fig")
 
     panel()
 
@@ -58,16 +59,16 @@ def evaluation_panel(state: PageState, trainer: Trainer) -> None:
             st.warning(t("cls.imbalance_note", share=f"{majority:.0%}"))
         roc, pr = metrics.roc_curve(y, proba[:, 1]), metrics.pr_curve(y, proba[:, 1])
         c1, c2, c3 = st.columns(3)
-        c1.plotly_chart(confusion_figure([[m.tn, m.fp], [m.fn, m.tp]], names, labels), key="cls.cm")
+        charts.plotly_chart(c1, confusion_figure([[m.tn, m.fp], [m.fn, m.tp]], names, labels), key="cls.cm")
         if roc is None:  # the validation set holds a single class: no curve can be drawn
             c2.info(t("cls.single_class_val"))
         else:
             fpr, tpr, _ = roc
-            c2.plotly_chart(roc_figure(fpr, tpr, metrics.auc(fpr, tpr), (m.fpr, m.recall), labels),
-                            key="cls.roc")
+            charts.plotly_chart(c2, roc_figure(fpr, tpr, metrics.auc(fpr, tpr), (m.fpr, m.recall), labels),
+                                key="cls.roc")
             prec, rec, _ = pr
-            c3.plotly_chart(pr_figure(prec, rec, metrics.average_precision(y, proba[:, 1]),
-                                      (m.recall, m.precision), labels), key="cls.pr")
+            charts.plotly_chart(c3, pr_figure(prec, rec, metrics.average_precision(y, proba[:, 1]),
+                                              (m.recall, m.precision), labels), key="cls.pr")
         st.caption(t("cls.threshold_help"))
     else:
         thr = None
@@ -75,7 +76,7 @@ def evaluation_panel(state: PageState, trainer: Trainer) -> None:
         c1, c2 = st.columns(2)
         c1.metric(t("cls.metric.accuracy"), f"{metrics.accuracy(y, pred):.3f}")
         c2.metric(t("cls.metric.n_val"), len(y))
-        st.plotly_chart(confusion_figure(metrics.confusion_matrix(y, pred, k), names, labels), key="cls.cm")
+        charts.plotly_chart(st, confusion_figure(metrics.confusion_matrix(y, pred, k), names, labels), key="cls.cm")
     final_test_panel(trainer, thr)
 
 
@@ -122,7 +123,7 @@ def why_cross_entropy(state: PageState) -> None:
     grid = np.linspace(0.005, 0.995, 199)
     labels = {"p": t("cls.ce_p_axis"), "grad": t("cls.ce_grad_axis"),
               "cross_entropy": t("cls.loss.cross_entropy"), "squared_error": t("cls.loss.squared_error")}
-    right.plotly_chart(gradient_figure(grid, logit_gradients(grid, 1.0), p, labels), key="cls.ce_fig")
+    charts.plotly_chart(right, gradient_figure(grid, logit_gradients(grid, 1.0), p, labels), key="cls.ce_fig")
 
 
 def downloads(trainer: Trainer) -> None:

@@ -126,8 +126,8 @@ def teacher_live() -> None:
         return
     st.subheader(tr(q.text))
     rows = {"option": [tr(o) for o in q.options], "answers": [counts.get(o, 0) for o in q.options]}
-    st.bar_chart(rows, x="option", y="answers", horizontal=True, height=60 + 60 * len(q.options),
-                 color=BLUE, x_label="", y_label="")
+    from ui.charts import bar_chart  # the presenter style, like every chart (ui/charts.py)
+    bar_chart(st, rows, x="answers", y="option", color=BLUE, height=60 + 60 * len(q.options), key="room.hist")
     st.caption(t("room.answers", n=sum(rows["answers"])))
     bar = st.container(horizontal=True)
     if not q.revealed and bar.button(t("room.reveal"), type="primary", icon=":material/visibility:", key="room.reveal"):

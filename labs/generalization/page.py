@@ -12,6 +12,7 @@ from labs.generalization import labels
 from labs.generalization.cv_view import cv_view
 from labs.generalization.live import live_section
 from labs.generalization.schema import PAGE, SCHEMA
+from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
 
@@ -44,19 +45,21 @@ def current_data(v: dict) -> CurveData:
 
 
 def data_controls(state: PageState) -> None:
-    cols = st.columns([2, 2, 2, 2, 2, 1.5], vertical_alignment="bottom")
-    for col, name in zip(cols, ("n", "noise", "train", "val", "seed")):
-        state.widget(name, container=col)
-    cols[5].button(t("gen.regenerate"), on_click=regenerate, icon=":material/casino:")
-    test = odd_test_share(state.values["train"], state.values["val"])
-    if test is not None:
-        st.caption(t("gen.test_outside", test=f"{test:.0%}"))
+    with state.controls():
+        cols = st.columns([2, 2, 2, 2, 2, 1.5], vertical_alignment="bottom")
+        for col, name in zip(cols, ("n", "noise", "train", "val", "seed")):
+            state.widget(name, container=col)
+        cols[5].button(t("gen.regenerate"), on_click=regenerate, icon=":material/casino:")
+        test = odd_test_share(state.values["train"], state.values["val"])
+        if test is not None:
+            st.caption(t("gen.test_outside", test=f"{test:.0%}"))
 
 
 def widgets(state: PageState, *names: str) -> None:
     """One row of the settings `names`."""
-    for col, name in zip(st.columns(len(names)), names):
-        state.widget(name, container=col)
+    with state.controls():
+        for col, name in zip(st.columns(len(names)), names):
+            state.widget(name, container=col)
 
 
 # ---------- sections ----------
@@ -64,12 +67,13 @@ def split_section(state: PageState) -> None:
     st.markdown(t("gen.split.intro"))
     data_controls(state)
     data = current_data(state.values)
-    st.plotly_chart(plots.data_figure(data, labels.parts()), key="gen.split_fig")
+    charts.plotly_chart(st, plots.data_figure(data, labels.parts()), key="gen.split_fig")
     st.subheader(t("gen.cv.title"))
     st.markdown(t("gen.cv.intro"))
-    c1, c2 = st.columns(2)
-    k = state.widget("k", container=c1)
-    degree = state.widget("degree", container=c2)
+    with state.controls():
+        c1, c2 = st.columns(2)
+        k = state.widget("k", container=c1)
+        degree = state.widget("degree", container=c2)
     folds = cross_validate(data, degree, k, state.values["seed"])
     cv_view(folds, data, k, (ss["gen.data_key"], degree, k))
     mean, std = cv_summary(folds)
@@ -97,8 +101,8 @@ def leakage_section(state: PageState) -> None:
             bar_labels = labels.leak_bars(scenario)
             example, bars = plots.leak_figures(scenario, leak, labels.leak_example(scenario), bar_labels)
             c1, c2 = st.columns(2)
-            c1.plotly_chart(example, key=f"gen.leak.{scenario}.example")
-            c2.plotly_chart(bars, key=f"gen.leak.{scenario}.bars")
+            charts.plotly_chart(c1, example, key=f"gen.leak.{scenario}.example")
+            charts.plotly_chart(c2, bars, key=f"gen.leak.{scenario}.bars")
             gap = {name: f"{s.gap * 100:+.0f} ± {s.spread * 100:.0f}"
                    for name, s in (("leaky", leak.leaky), ("honest", leak.honest))}
             st.caption(t("gen.leak.summary", leaky=bar_labels["leaky"], honest=bar_labels["honest"],
@@ -121,7 +125,7 @@ def capacity_section(state: PageState) -> None:
     fit = fit_errors(data, degree)
     figures = plots.capacity_figures(data, sweep, fit, degree, *labels.capacity(sweep, len(data.train), degree))
     for col, fig, key in zip(st.columns(2), figures, ("gen.sweep_fig", "gen.fit_fig")):
-        col.plotly_chart(fig, key=key)
+        charts.plotly_chart(col, fig, key=key)
     st.caption(t("gen.cap.draws", draws=sweep.draws, best=sweep.best))
     for col, name in zip(st.columns(3), ("train", "val", "new")):
         col.metric(t(f"gen.cap.metric.{name}", d=degree), f"{getattr(fit, name):.4f}")

@@ -13,6 +13,7 @@ from sim.gpu.report import (arithmetic_figures, guard_summary, run_row, simulate
 from sim.plots.gpu_measure import scaling_figures
 from sim.plots.shapes import human_bytes
 from sim.text import html, md
+from ui import charts
 from ui.i18n import t
 from ui.sidebar import cached_device
 
@@ -156,8 +157,8 @@ def scaling(runs: list[dict], sims: list[dict], device: str, key: str) -> None:
     labels = plot_labels(device)
     time_fig, memory_fig = scaling_figures(plot_rows(runs), plot_rows(sims), labels)
     left, right = st.columns(2, gap="medium")
-    left.plotly_chart(time_fig, key=f"{P}.{key}_time", config={"displayModeBar": False})
-    right.plotly_chart(memory_fig, key=f"{P}.{key}_memory", config={"displayModeBar": False})
+    charts.plotly_chart(left, time_fig, key=f"{P}.{key}_time")
+    charts.plotly_chart(right, memory_fig, key=f"{P}.{key}_memory")
     st.caption(t(f"{P}.scaling_note"))
     memory = list(dict.fromkeys(r["memory_source"] for r in runs if r.get("memory_source")))
     if memory:

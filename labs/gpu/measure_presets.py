@@ -12,6 +12,7 @@ from sim.gpu.report import Report, fig2_config
 from sim.plots.gpu_measure import fig2_figure
 from sim.plots.shapes import human_bytes
 from sim.text import md
+from ui import charts
 from ui.i18n import t
 from ui.sidebar import cached_device
 
@@ -53,12 +54,11 @@ def fig2_preset(report: Report | None) -> None:
         st.dataframe(run_table(runs, simulated(tuple(done["config"].items()))), hide_index=True,
                      key=f"{P}.fig2_table")
         forward, both = ([r for r in runs if r["backward"] is backward] for backward in (False, True))
-        st.plotly_chart(fig2_figure(paper, plot_rows(forward), plot_rows(both),
-                                    simulated(tuple(done["config"].items())), plot_labels(cached_device().name)),
-                        key=f"{P}.fig2_fig", config={"displayModeBar": False})
+        fig = fig2_figure(paper, plot_rows(forward), plot_rows(both), simulated(tuple(done["config"].items())),
+                          plot_labels(cached_device().name))
+        charts.plotly_chart(st, fig, key=f"{P}.fig2_fig")
     elif report and report.fig2:
         st.caption(t(f"{P}.fig2.from_report", device=md(report.device), date=md(report.date)))
-        st.plotly_chart(fig2_figure(paper, plot_rows(report.fig2["forward"]),
-                                    plot_rows(report.fig2["forward_backward"]), plot_rows(report.fig2["traffic"]),
-                                    plot_labels(report.device)), key=f"{P}.fig2_report_fig",
-                        config={"displayModeBar": False})
+        fig = fig2_figure(paper, plot_rows(report.fig2["forward"]), plot_rows(report.fig2["forward_backward"]),
+                          plot_rows(report.fig2["traffic"]), plot_labels(report.device))
+        charts.plotly_chart(st, fig, key=f"{P}.fig2_report_fig")

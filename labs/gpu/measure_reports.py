@@ -8,6 +8,7 @@ from labs.gpu.measure_common import P, bytes_text, plot_labels, plot_rows, run_t
 from sim.gpu.report import MAX_BYTES, Report, ReportError, bundled_reports, load_report, parse_report
 from sim.plots.gpu_measure import throughput_figure, traffic_figure
 from sim.text import md
+from ui import charts
 from ui.i18n import t
 
 
@@ -37,11 +38,9 @@ def show_report(report: Report, key: str) -> None:
         scaling(sweep_runs, sims, report.device, f"{key}_sweep")
     throughput = [r for r in report.runs if r["section"].startswith("throughput")]
     if throughput:
-        st.plotly_chart(throughput_figure(plot_rows(throughput), labels), key=f"{P}.{key}_throughput",
-                        config={"displayModeBar": False})
+        charts.plotly_chart(st, throughput_figure(plot_rows(throughput), labels), key=f"{P}.{key}_throughput")
     if report.traffic:
-        st.plotly_chart(traffic_figure(plot_rows(report.traffic), labels), key=f"{P}.{key}_traffic",
-                        config={"displayModeBar": False})
+        charts.plotly_chart(st, traffic_figure(plot_rows(report.traffic), labels), key=f"{P}.{key}_traffic")
     with st.expander(t(f"{P}.report.table")):
         st.dataframe(run_table(report.runs, [r for r in report.traffic if r["model"] != "measured"]),
                      hide_index=True, key=f"{P}.{key}_table")

@@ -20,7 +20,7 @@ const COUNTERS = [['hbm_read', 'hbm_read', ORANGE], ['hbm_write', 'hbm_write', O
                   ['l2', 'l2_traffic', CLASS[2]], ['sram', 'sram_traffic', BLUE]];  // [payload, label, colour]
 
 function setup(root) {
-  root.innerHTML = `<style>${STYLE}</style>
+  root.innerHTML = `<style>${STYLE}${COMMON_STYLE}</style>
     <div class="ma" data-testid="memsim-anim">
       <div class="ma-controls">
         <button class="ma-play primary" data-testid="memsim-play"></button>
@@ -51,7 +51,9 @@ function setup(root) {
               diagram: q('.ma-diagram').getContext('2d'), grid: q('.ma-grid').getContext('2d'),
               text: { pos: q('.ma-pos'), speed: q('.ma-speed'), caption: q('.ma-caption'), ctitle: q('.ma-ctitle'),
                       gtitle: q('.ma-gtitle'), legend: q('.ma-legend') },
-              rows: COUNTERS.map(([k]) => q(`[data-counter="${k}"]`)) };
+              rows: COUNTERS.map(([k]) => q(`[data-counter="${k}"]`)), zoom: 1 };
+  withDownload(q('.ma-diagram'), () => 'memory-diagram');
+  withDownload(q('.ma-grid'), () => 'score-blocks');
   const now = () => performance.now();
   const pause = () => { S.playing = false; S.travel = 0; };
   S.play.onclick = () => {
@@ -133,6 +135,7 @@ function animate(S) {
 }
 
 function paint(S, phase) {
+  for (const ctx of [S.grid, S.diagram]) ctx.setTransform(S.zoom, 0, 0, S.zoom, 0, 0);  // the presenter view's zoom
   if (S.pos !== S.shownPos) { drawGrid(S); showText(S); }
   drawDiagram(S, phase);
   S.shownPos = S.pos; S.shownPhase = phase;
@@ -345,6 +348,12 @@ export default function (component) {
   else S.data = data;  // the same run again (another language, another speed): keep the position
   if (S.playing && data.speed !== S.speed) { S.p0 = S.pos; S.t0 = performance.now(); }
   S.speed = data.speed;
+  const zoom = presentCard(S.root, data);
+  if (zoom !== S.zoom) {  // the canvases' pixels follow the zoom; paint() draws at it
+    S.zoom = zoom;
+    S.diagram.canvas.width = Math.round(DIAGRAM_W * zoom); S.diagram.canvas.height = Math.round(DIAGRAM_H * zoom);
+    S.grid.canvas.width = S.grid.canvas.height = Math.round((MATRIX + MARGIN + 2) * zoom);
+  }
   showLabels(S);
   S.shownPos = -1;  // paint everything once
   animate(S);

@@ -9,6 +9,7 @@ from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figu
 from sim.plots.shapes import human_bytes, human_count
 from labs.gpu.course import roof_note, sram_correction, tiling_text
 from labs.gpu.measure import measure_section
+from ui import charts
 from ui.i18n import t
 from labs.gpu.memsim_view import show_animation
 from labs.gpu.schema import PAGE, SCHEMA
@@ -114,7 +115,7 @@ def sweeps(v: dict, config: dict, chip: Chip, reports: dict) -> None:
                                                "law", "x_sram", "title_sram")}
     points = [sweep_point(N, v["d"], tuple(config.items()), chip) for N in sorted({*SWEEP_N, v["N"]})]
     left, right = st.columns(2, gap="medium")
-    left.plotly_chart(bytes_vs_n_figure(points, labels), key="gpu.sweep_n", config={"displayModeBar": False})
+    charts.plotly_chart(left, bytes_vs_n_figure(points, labels), key="gpu.sweep_n")
     modelled = [p.value for p in points if p.naive_hbm_l2 is not None]
     if chip.l2_bytes and len(modelled) < len(points):
         left.caption(t("gpu.sweep.l2_cut", N=f"{max(modelled):,}" if modelled else "—"))
@@ -122,8 +123,7 @@ def sweeps(v: dict, config: dict, chip: Chip, reports: dict) -> None:
         left.caption(t("gpu.sweep.n_note", factor=f"{2 * reports['tiled'].block_m / v['d']:g}"))
     sizes = sorted({*SWEEP_SRAM, chip.sram_bytes})
     points = sram_sweep(sizes, v["N"], v["d"], config["batch_heads"], config["dtype_bytes"], config["causal"])
-    right.plotly_chart(bytes_vs_sram_figure(points, reports["naive"].hbm_bytes, labels), key="gpu.sweep_sram",
-                       config={"displayModeBar": False})
+    charts.plotly_chart(right, bytes_vs_sram_figure(points, reports["naive"].hbm_bytes, labels), key="gpu.sweep_sram")
     right.caption(t("gpu.sweep.sram_note", d=v["d"], knee=human_bytes(query_block_cap_sram(v["d"], config["dtype_bytes"]))))
 
 
@@ -142,7 +142,7 @@ def roofline_view(v: dict, reports: dict, with_l2: dict) -> None:
     labels["title_roofline"] = t("gpu.roof.title", gpu=spec.name, bw=f"{spec.hbm_bytes_per_s / 1e12:.2f}",
                                  peak=f"{spec.peak_flops / 1e12:.0f}")
     left, right = st.columns([3, 2], gap="medium")
-    left.plotly_chart(roofline_figure(spec, points, labels), key="gpu.roofline", config={"displayModeBar": False})
+    charts.plotly_chart(left, roofline_figure(spec, points, labels), key="gpu.roofline")
     here = cached_device()
     mine = gpu_for(here.name) if here.kind == "cuda" else None
     if mine and mine is not spec:  # a roofline of the device this page runs on is one click away
@@ -160,7 +160,8 @@ def main() -> None:
     state = PageState(PAGE, SCHEMA)
     with state.frame(t("gpu.title"), t("gpu.intro")):
         sram_correction()
-        controls(state)
+        with state.controls():
+            controls(state)
         v = state.values
         spec = GPUS[v["gpu"]]
         chip = Chip(v["sram_kib"] * 1024, spec.l2_bytes if v["l2"] else None, spec.n_sm)
@@ -177,7 +178,7 @@ def main() -> None:
                     icon=":material/hourglass_disabled:")
         with_l2 = lab.with_l2
         summary(v, reports, with_l2, chip)
-        view = state.widget("view")
+        view = state.widget("view", fold=False)
         if view == "animate":
             animate(state, v, key, chip)
         elif view == "sweep":

@@ -12,6 +12,7 @@ from sim.lm import (LIVE_BUDGETS, LIVE_WIDTHS, MIN_FIT_STEPS, SWEEP_CONTEXT, SWE
 from sim.plots.lm import curves_chart, inference_figure, isoflop_chart, kaplan_figure, laws_figure, selected_runs
 from sim.scaling import (FITS, MODELS, RULES, article_rule, compute_optimal, fit_loss_surface, inference_optimal,
                          isoflop_minimum, kaplan_loss)
+from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
 
@@ -46,13 +47,13 @@ def laws_section(state: PageState) -> None:
     frontiers = {fit: tuple(np.array([compute_optimal(c, fit)[i] for c in Cs]) for i in (0, 1)) for fit in RULES}
     names = {k: t(f"lm.fit.{k}") for k in (*RULES, "article")}
     labels = {"N": t("lm.axis.N"), "D": t("lm.axis.D"), "models": t("lm.models")}
-    st.plotly_chart(laws_figure(frontiers, current, MODELS, names, labels), key="lm.fig.laws")
+    charts.plotly_chart(st, laws_figure(frontiers, current, MODELS, names, labels), key="lm.fig.laws")
     st.caption(t("lm.laws_help"))
     inference_view(state, C)
     st.subheader(t("lm.kaplan_title"))
     N = np.logspace(6, 12, 80)
     f = FITS["hoffmann"]
-    st.plotly_chart(kaplan_figure(N, kaplan_loss(N), f.loss(N, 20 * N), {
+    charts.plotly_chart(st, kaplan_figure(N, kaplan_loss(N), f.loss(N, 20 * N), {
         "N": t("lm.axis.N"), "loss": t("lm.axis.loss"), "kaplan": t("lm.kaplan"), "chinchilla": t("lm.hoffmann20")}),
         key="lm.fig.kaplan")
     st.caption(t("lm.kaplan_help"))
@@ -74,7 +75,7 @@ def inference_view(state: PageState, C: float) -> None:
     gap = r["loss"] - f.E - f.A / N ** f.alpha
     ok = gap > 0
     N, D = N[ok], (f.B / gap[ok]) ** (1 / f.beta)
-    st.plotly_chart(inference_figure(N, 6 * N * D, 2 * N * served, r["N"], r["N_chinchilla"], {
+    charts.plotly_chart(st, inference_figure(N, 6 * N * D, 2 * N * served, r["N"], r["N_chinchilla"], {
         "N": t("lm.axis.N"), "flops": t("lm.axis.flops"), "train": t("lm.cost.train"), "serve": t("lm.cost.serve"),
         "total": t("lm.cost.total"), "best": t("lm.cost.best"), "chinchilla": t("lm.cost.chinchilla")}),
         key="lm.fig.inference")
@@ -95,9 +96,9 @@ def bundled_sweeps() -> list[dict]:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def cached_fit(points: tuple[tuple[float, float, float], ...]):
+def cached_fit(points: tuple[tuple[float, float, float], ...], E: float | None = None):
     try:
-        return fit_loss_surface(points)
+        return fit_loss_surface(points, E)
     except ValueError:
         return None
 
@@ -114,13 +115,14 @@ def sweep_views(sweep_: dict, key: str) -> None:
     labels = {"N": t("lm.axis.N"), "D": t("lm.axis.tokens"), "loss": t("lm.axis.val_loss"),
               "budget": t("lm.axis.budget")}
     left, right = st.columns(2)
-    event = left.altair_chart(isoflop_chart(runs, labels, frontier), on_select="rerun", key=f"{key}.isoflop")
+    event = charts.altair_chart(left, isoflop_chart(runs, labels, frontier), on_select="rerun", key=f"{key}.isoflop")
     left.caption(t("lm.isoflop_help"))
     chosen = selected_runs(event, runs)
-    right.altair_chart(curves_chart(runs, chosen, labels), key=f"{key}.curves")
+    charts.altair_chart(right, curves_chart(runs, chosen, labels), key=f"{key}.curves")
     right.caption(t("lm.curves_help", n=len(chosen)) if chosen else t("lm.curves_help_all"))
     with st.spinner(t("lm.fitting")):
-        fit = cached_fit(tuple(sweep_points(runs)))
+        points = sweep_points(runs)
+        fit = cached_fit(tuple(points))
     floor, lowest = sweep_["floor_per_token"], min(r["loss"] for r in runs)
     c = st.columns(5)
     c[0].metric(t("lm.m.true_entropy"), f"{floor:.3f}")
@@ -131,12 +133,19 @@ def sweep_views(sweep_: dict, key: str) -> None:
     c[2].metric(t("lm.m.fitted_e"), f"{fit.E:.3f}", delta=f"{fit.E / floor - 1:+.0%}", delta_color="off")
     c[3].metric("α", f"{fit.alpha:.2f}")
     c[4].metric("β", f"{fit.beta:.2f}")
-    st.caption(t("lm.fit_help", a=f"{fit.A:.3g}", b=f"{fit.B:.3g}", n=len(sweep_points(runs)), steps=MIN_FIT_STEPS))
+    st.caption(t("lm.fit_help", a=f"{fit.A:.3g}", b=f"{fit.B:.3g}", n=len(points), steps=MIN_FIT_STEPS))
     if fit.E < 0.5 * floor:
         st.warning(t("lm.fit_e_low", e=f"{fit.E:.3f}", floor=f"{floor:.3f}"), icon=":material/info:")
+    held = cached_fit(tuple(points), floor)  # the same law with E held at the known entropy
+    if held is not None:
+        diff = max(abs(compute_optimal(C, held)[0] / compute_optimal(C, fit)[0] - 1) for C in budgets)
+        st.caption(t("lm.fit_held", floor=f"{floor:.3f}", alpha=f"{held.alpha:.2f}", beta=f"{held.beta:.2f}",
+                     held=f"{held.rms_log_error(points):.3f}", free=f"{fit.rms_log_error(points):.3f}",
+                     diff=f"{diff:.0%}"))
     rows = [{t("lm.axis.budget"): _e(C), t("lm.col.isoflop_n"): f"{m[0]:,.0f}",
              t("lm.col.fit_n"): f"{compute_optimal(C, fit)[0]:,.0f}",
-             t("lm.col.fit_d_n"): f"{compute_optimal(C, fit)[1] / compute_optimal(C, fit)[0]:.1f}"}
+             t("lm.col.fit_d_n"): f"{compute_optimal(C, fit)[1] / compute_optimal(C, fit)[0]:.1f}",
+             **({t("lm.col.held_n"): f"{compute_optimal(C, held)[0]:,.0f}"} if held else {})}
             for C, m in zip(budgets, frontier)]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.caption(t("lm.frontier_help"))

@@ -57,16 +57,17 @@ def tokens_section(state: PageState) -> None:
     text, _ = chosen_text(state)
     if text is None:
         return
-    c1, c2, c3 = st.columns([2, 2, 3])
-    kind = state.widget("tokenizer", container=c1)
-    if kind == "char":
-        tok = cached_tokenizer("char", text, 0)
-        shown = tok
-    else:
-        vocab = state.widget("vocab", container=c2)
-        tok = cached_tokenizer("bpe", text, vocab)
-        k = merges_shown(state, len(tok.merges), c3)
-        shown = BPE(dict(list(tok.merges.items())[:k]), tok.counts[:k])
+    with state.controls():
+        c1, c2, c3 = st.columns([2, 2, 3])
+        kind = state.widget("tokenizer", container=c1)
+        if kind == "char":
+            tok = cached_tokenizer("char", text, 0)
+            shown = tok
+        else:
+            vocab = state.widget("vocab", container=c2)
+            tok = cached_tokenizer("bpe", text, vocab)
+            k = merges_shown(state, len(tok.merges), c3)
+            shown = BPE(dict(list(tok.merges.items())[:k]), tok.counts[:k])
     sample = text[:SHOWN_CHARS]
     ids = shown.encode(sample)
     st.markdown(token_html(shown.pieces(ids)), unsafe_allow_html=True)
@@ -138,10 +139,10 @@ def pitfall(tok: BPE) -> None:
 
 def train_view(state: PageState) -> None:
     text, floor = chosen_text(state)
-    c1, c2 = st.columns(2)
-    kind = state.widget("tokenizer", container=c1)
-    if kind == "bpe":
-        state.widget("vocab", container=c2)
+    with state.controls():
+        c1, c2 = st.columns(2)
+        if state.widget("tokenizer", container=c1) == "bpe":
+            state.widget("vocab", container=c2)
     if floor is not None:
         st.caption(t("lm.floor_note", lang=md(grammar(state.values["language"]).sample(60, 5))))
     train_section(state, text, floor)

@@ -9,7 +9,7 @@ from sim.lm import (LMRun, encode_known, generate, lm_trainer, make_task, next_t
                     token_losses, top_tokens)
 from sim.plots.lm import distribution_chart, live_frame, selected_position, token_html, token_loss_chart
 from sim.text import md
-from ui import live_plots, live_run
+from ui import charts, live_plots, live_run
 from ui.i18n import t
 from ui.player import Player
 from ui.urlstate import PageState
@@ -105,7 +105,7 @@ def prompt_view(player: Player, sampling: tuple[float, int, float]) -> None:
     if prompt and len(ids) == 0:
         st.warning(t("lm.prompt_unknown"))
     labels = {"prob": t("lm.chart.prob"), "next": t("lm.chart.next")}
-    st.altair_chart(distribution_chart(top_tokens(probs, run.task.tokenizer, 10), labels), key="lm.fig.next")
+    charts.altair_chart(st, distribution_chart(top_tokens(probs, run.task.tokenizer, 10), labels), key="lm.fig.next")
     st.caption(t("lm.prompt_help"))
 
 
@@ -119,23 +119,24 @@ def per_token_view(player: Player) -> None:
     labels = {"token": t("lm.chart.token"), "loss": t("lm.chart.loss"), "prob": t("lm.chart.prob"),
               "next": t("lm.chart.next")}
     before = selected_position(ss.get("lm.fig.tokens"), len(tl.pieces))
-    event = st.altair_chart(token_loss_chart(tl.pieces, tl.losses, labels, before), on_select="rerun",
-                            key="lm.fig.tokens")
+    event = charts.altair_chart(st, token_loss_chart(tl.pieces, tl.losses, labels, before), on_select="rerun",
+                                key="lm.fig.tokens")
     pos = selected_position(event, len(tl.pieces))
     if pos is None:
         st.caption(t("lm.click_token"))
         return
     st.markdown(t("lm.after_token", token=md(tl.pieces[pos]), pos=pos))
-    st.altair_chart(distribution_chart(top_tokens(tl.probs[pos], run.task.tokenizer, 10), labels),
-                    key="lm.fig.token_next")
+    charts.altair_chart(st, distribution_chart(top_tokens(tl.probs[pos], run.task.tokenizer, 10), labels),
+                        key="lm.fig.token_next")
 
 
 def train_section(state: PageState, text: str | None, floor: float | None) -> None:
     st.markdown(t("lm.train_intro"))
-    model_controls(state)
+    with state.controls():
+        model_controls(state)
+        sampling = sampling_controls(state)
     if text is None:
         return
-    sampling = sampling_controls(state)
     player = current_player(state.values, text, floor)
     if player is None:
         return

@@ -4,6 +4,7 @@ import streamlit as st
 
 from sim.optimizers import decay_comparison
 from sim.plots.optimizers import decay_figure, fmt, weights_figure
+from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
 
@@ -21,11 +22,12 @@ def runs(scale: float, lr: float, weight_decay: float, steps: int) -> dict:
 
 def decay_section(state: PageState) -> None:
     st.markdown(t("opt.dec.intro"))
-    c1, c2, c3, c4 = st.columns(4)
-    scale = state.widget("d_scale", container=c1, help=t("opt.d_scale.help"))
-    lam = state.widget("d_lambda", container=c2)
-    lr = state.widget("d_lr", container=c3)
-    steps = state.widget("d_steps", container=c4)
+    with state.controls():
+        c1, c2, c3, c4 = st.columns(4)
+        scale = state.widget("d_scale", container=c1, help=t("opt.d_scale.help"))
+        lam = state.widget("d_lambda", container=c2)
+        lr = state.widget("d_lr", container=c3)
+        steps = state.widget("d_steps", container=c4)
     st.latex(rf"L(\theta) = \tfrac12\big(s^2(\theta_1 - 1)^2 + (\theta_2 - 1)^2 / s^2\big),\quad s = {fmt(scale)}")
     st.latex(RULES)
     out = runs(scale, lr, lam, steps)
@@ -34,11 +36,11 @@ def decay_section(state: PageState) -> None:
            "theta2": t("opt.dec.theta2"), "target": t("opt.dec.target"), "decay": t("opt.dec.decay"),
            "reference": t("opt.dec.reference", ref=fmt(lr * lam))}
     left, right = st.columns(2)
-    left.plotly_chart(weights_figure({o: r["path"] for o, r in out.items()}, names, lab), key="opt.fig.dec_weights",
-                      config={"displayModeBar": False})
+    charts.plotly_chart(left, weights_figure({o: r["path"] for o, r in out.items()}, names, lab),
+                        key="opt.fig.dec_weights")
     left.caption(t("opt.dec.weights_help"))
-    right.plotly_chart(decay_figure({o: r["effective"] for o, r in out.items()}, names, lab, lr * lam),
-                       key="opt.fig.dec_decay", config={"displayModeBar": False})
+    charts.plotly_chart(right, decay_figure({o: r["effective"] for o, r in out.items()}, names, lab, lr * lam),
+                        key="opt.fig.dec_decay")
     right.caption(t("opt.dec.decay_help"))
     a, w = out["adam"], out["adamw"]
     ratio = a["effective"].max() / max(a["effective"].min(), 1e-300)

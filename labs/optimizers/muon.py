@@ -5,6 +5,7 @@ import streamlit as st
 
 from sim.optimizers import NS_COEFFICIENTS, low_rank_matrix, ns_spectrum
 from sim.plots.optimizers import fmt, loss_figure, orthogonality_figure, singular_values_figure, spread
+from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
 
@@ -39,20 +40,20 @@ def ns_latex(sv: np.ndarray, err: np.ndarray) -> str:
 
 def muon_section(state: PageState) -> None:
     st.markdown(t("opt.mu.intro"))
-    c = st.columns(5)
-    rows, cols, rank = (state.widget(n, container=c[i]) for i, n in enumerate(("mu_rows", "mu_cols", "mu_rank")))
-    noise = state.widget("mu_noise", container=c[3], help=t("opt.mu_noise.help"))
-    seed = state.widget("mu_seed", container=c[4])
+    with state.controls():
+        c = st.columns(5)
+        rows, cols, rank = (state.widget(n, container=c[i]) for i, n in enumerate(("mu_rows", "mu_cols", "mu_rank")))
+        noise = state.widget("mu_noise", container=c[3], help=t("opt.mu_noise.help"))
+        seed = state.widget("mu_seed", container=c[4])
     if rank > min(rows, cols):
         st.info(t("opt.mu.rank_capped", rank=rank, most=min(rows, cols)), icon=":material/info:")
     sv, err = spectrum(rows, cols, rank, noise, seed)
     lab = {"step": t("opt.mu.ns_step"), "sigma": t("opt.mu.sigma"), "one": t("opt.mu.one"),
            "error": t("opt.mu.error"), "spread": t("opt.mu.spread")}
     left, right = st.columns(2)
-    left.plotly_chart(singular_values_figure(sv, lab), key="opt.fig.mu_sv", config={"displayModeBar": False})
+    charts.plotly_chart(left, singular_values_figure(sv, lab), key="opt.fig.mu_sv")
     left.caption(t("opt.mu.sv_help", n=sv.shape[1]))
-    right.plotly_chart(orthogonality_figure(err, spread(sv), lab), key="opt.fig.mu_err",
-                       config={"displayModeBar": False})
+    charts.plotly_chart(right, orthogonality_figure(err, spread(sv), lab), key="opt.fig.mu_err")
     right.caption(t("opt.mu.err_help"))
     st.latex(ns_latex(sv, err))
     low = int((sv[-1] < 0.6).sum())
@@ -65,11 +66,12 @@ def muon_section(state: PageState) -> None:
 def training_part(state: PageState) -> None:
     st.subheader(t("opt.mu.train"))
     st.markdown(t("opt.mu.train_intro"))
-    c1, c2, c3, c4 = st.columns(4)
-    dataset = state.widget("mu_data", container=c1)
-    steps = state.widget("mu_steps", container=c2)
-    muon_lr = state.widget("mu_lr", container=c3)
-    adam_lr = state.widget("mu_adam_lr", container=c4)
+    with state.controls():
+        c1, c2, c3, c4 = st.columns(4)
+        dataset = state.widget("mu_data", container=c1)
+        steps = state.widget("mu_steps", container=c2)
+        muon_lr = state.widget("mu_lr", container=c3)
+        adam_lr = state.widget("mu_adam_lr", container=c4)
     if st.button(t("opt.mu.run"), key="opt.mu_run", icon=":material/play_arrow:"):
         ss[TRAINED] = True
     if not ss.get(TRAINED):
@@ -82,6 +84,6 @@ def training_part(state: PageState) -> None:
     if bad:
         st.warning(t("opt.mu.nan", names=", ".join(bad)), icon=":material/trending_up:")
     lab = {"step": t("opt.fig.step"), "loss": t("opt.mu.loss"), "diverged": t("opt.fig.diverged")}
-    st.plotly_chart(loss_figure(curves, names, lab), key="opt.fig.mu_train", config={"displayModeBar": False})
+    charts.plotly_chart(st, loss_figure(curves, names, lab), key="opt.fig.mu_train")
     st.caption(t("opt.mu.train_help", adamw=fmt(curves["adamw"][-1], 3), muon=fmt(curves["muon"][-1], 3),
                  start=fmt(curves["adamw"][0], 3)))

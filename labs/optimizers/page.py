@@ -4,6 +4,7 @@ import streamlit as st
 
 from sim.optimizers import OPTIMIZERS, diverged_at, path, stable_lr, surface, trace
 from sim.plots.optimizers import BRUSH, brushed_steps, loss_chart, losses, paths_figure, update_latex
+from ui import charts
 from ui.i18n import t
 from labs.optimizers.decay import decay_section
 from labs.optimizers.muon import muon_section
@@ -59,7 +60,7 @@ def surface_controls(state: PageState):
 
 
 def hyper_controls(state: PageState, opts: tuple) -> None:
-    with st.expander(t("opt.hyper"), expanded=True):
+    with state.controls(expander=t("opt.hyper"), expanded=True):
         cols = st.columns(min(4, len(opts)))
         for i, opt in enumerate(opts):
             box = cols[i % len(cols)].container(border=True)
@@ -70,8 +71,9 @@ def hyper_controls(state: PageState, opts: tuple) -> None:
 
 def paths_section(state: PageState) -> None:
     st.markdown(t("opt.paths.intro"))
-    opts = state.widget("opts")
-    surf, start = surface_controls(state)
+    with state.controls():
+        opts = state.widget("opts")
+        surf, start = surface_controls(state)
     if not opts:
         st.info(t("opt.none"), icon=":material/info:")
         return
@@ -86,15 +88,14 @@ def paths_section(state: PageState) -> None:
     lab = labels()
     left, right = st.columns([3, 2])
     brushed = brushed_steps(ss.get("opt.fig.loss"), v["steps"])  # the steps dragged over on the loss chart
-    left.plotly_chart(paths_figure(surf, runs, names, lab, ends, highlight=brushed), key="opt.fig.paths",
-                      config={"displayModeBar": False})
+    charts.plotly_chart(left, paths_figure(surf, runs, names, lab, ends, highlight=brushed), key="opt.fig.paths")
     left.caption(t("opt.paths.help"))
     if brushed:
         left.caption(t("opt.paths.brushed", first=brushed[0], last=brushed[1]))
     gaps = {o: losses(surf, p) for o, p in runs.items()}
     log = all(g[1] for g in gaps.values())
-    right.altair_chart(loss_chart({o: g[0] for o, g in gaps.items()}, names, lab, ends, log=log), key="opt.fig.loss",
-                       on_select="rerun", selection_mode=BRUSH, width="stretch")
+    charts.altair_chart(right, loss_chart({o: g[0] for o, g in gaps.items()}, names, lab, ends, log=log),
+                        key="opt.fig.loss", on_select="rerun", selection_mode=BRUSH, width="stretch")
     right.caption(t("opt.loss.help" if log else "opt.loss.help_linear") + " " + t("opt.loss.brush"))
     formulas(state, surf, start, opts, names, ends)
 

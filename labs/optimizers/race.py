@@ -99,13 +99,14 @@ def table(kind: str, player: Player, shown: dict[str, str]) -> None:
 
 def race_section(state: PageState) -> None:
     st.markdown(t("opt.race.intro"))
-    opts = state.widget("r_opts")
-    model_controls(state)
-    state.widget("r_steps", container=st.columns(3)[0])
+    with state.controls():
+        opts = state.widget("r_opts")
+        model_controls(state)
+        state.widget("r_steps", container=st.columns(3)[0])
     if not opts:
         st.info(t("opt.none"), icon=":material/info:")
         return
-    with st.expander(t("opt.race.rates"), expanded=False):
+    with state.controls(expander=t("opt.race.rates"), expanded=False):
         cols = st.columns(len(opts))
         for col, o in zip(cols, opts):
             state.widget(f"r_{o}_lr", container=col, label=t("opt.race.lr", name=t(f"opt.r_opts.{o}")))
@@ -128,10 +129,11 @@ def schedules_race(state: PageState, steps: int, warmup: int, floor: float, deca
     """The same model trained under each schedule of the section's curves, live, side by side."""
     st.subheader(t("opt.sched.race"))
     st.markdown(t("opt.sched.race_intro"))
-    c1, c2 = st.columns(2)
-    opt = state.widget("s_opt", container=c1)
-    lr = state.widget("s_lr", container=c2)
-    with st.expander(t("opt.race.model")):
+    with state.controls():
+        c1, c2 = st.columns(2)
+        opt = state.widget("s_opt", container=c1)
+        lr = state.widget("s_lr", container=c2)
+    with state.controls(expander=t("opt.race.model")):
         model_controls(state)
     v = state.values
     want = ("sched", opt, lr, steps, warmup, floor, decay, *(v[n] for n in MODEL))

@@ -8,6 +8,7 @@ from sim.optimizers import (OPTIMIZERS, SCHEDULES, STATE_BYTES, converges, criti
 from sim.plots.optimizers import (PICK, gb, memory_rows, momentum_latex, paths_figure, phase_chart, picked_point,
                                   schedule_figure, state_bytes_figure, steps_to)
 from sim.shapes import ARTICLE_70B, TRAINING_STATE, bytes_per_param, training_memory
+from ui import charts
 from ui.i18n import t
 from labs.optimizers.race import schedules_race
 from labs.optimizers.schema import PAGE, SCHEMA
@@ -48,11 +49,12 @@ def pick_phase() -> None:
 
 def momentum_section(state: PageState) -> None:
     st.markdown(t("opt.mom.intro"))
-    c1, c2, c3, c4 = st.columns([2, 2, 2, 1], vertical_alignment="bottom")
-    kappa = state.widget("kappa", container=c1, help=t("opt.kappa.help"))
-    step = state.widget("m_step", container=c2, help=t("opt.m_step.help"))
-    beta = state.widget("m_beta", container=c3)
-    c4.button(t("opt.mom.optimum"), on_click=use_optimum, args=(kappa,), key="opt.optimum")
+    with state.controls():
+        c1, c2, c3, c4 = st.columns([2, 2, 2, 1], vertical_alignment="bottom")
+        kappa = state.widget("kappa", container=c1, help=t("opt.kappa.help"))
+        step = state.widget("m_step", container=c2, help=t("opt.m_step.help"))
+        beta = state.widget("m_beta", container=c3)
+        c4.button(t("opt.mom.optimum"), on_click=use_optimum, args=(kappa,), key="opt.optimum")
     alpha, ln = step / kappa, kappa
     best = optimal_momentum(1.0, ln)
     rates = (max(momentum_rate(alpha, beta, 1.0), momentum_rate(alpha, beta, ln)),
@@ -78,18 +80,18 @@ def momentum_section(state: PageState) -> None:
         st.latex(tex["now"])
     alphas, betas = np.linspace(0.01, 4.0, PHASE_GRID[0]) / kappa, np.linspace(0.0, 0.99, PHASE_GRID[1])
     lab = {k: t(f"opt.phase.{k}") for k in ("alpha", "beta", "rate", "current", "optimum")}
-    right.altair_chart(phase_chart(alphas, betas, phase_grid(1.0, ln, alphas, betas), (alpha, beta), best[:2], lab,
-                                   x_scale=kappa), key="opt.fig.phase", on_select=pick_phase, selection_mode=PICK,
-                       width="stretch")
+    chart = phase_chart(alphas, betas, phase_grid(1.0, ln, alphas, betas), (alpha, beta), best[:2], lab, x_scale=kappa)
+    charts.altair_chart(right, chart, key="opt.fig.phase", on_select=pick_phase, selection_mode=PICK, width="stretch")
     right.caption(t("opt.phase.help") + " " + t("opt.phase.click"))
     momentum_path(state, kappa, alpha, beta)
 
 
 def momentum_path(state: PageState, kappa: float, alpha: float, beta: float) -> None:
     st.subheader(t("opt.mom.path"))
-    c1, c2 = st.columns(2)
-    state.widget("angle", container=c1)
-    steps = state.widget("steps", container=c2)
+    with state.controls():
+        c1, c2 = st.columns(2)
+        state.widget("angle", container=c1)
+        steps = state.widget("steps", container=c2)
     surf = surface("quadratic", kappa, state.values["angle"])
     runs = {"momentum": path("momentum", surf, None, steps, lr=alpha, beta=beta),
             "sgd": path("sgd", surf, None, steps, lr=alpha)}
@@ -99,22 +101,22 @@ def momentum_path(state: PageState, kappa: float, alpha: float, beta: float) -> 
         if k is not None:
             st.warning(t("opt.diverged", name=names[o], step=k, lr=f"{alpha:.4g}"), icon=":material/trending_up:")
     lab = {k: t(f"opt.fig.{k}") for k in ("x", "y", "start", "minimum", "diverged", "play", "pause", "step")}
-    st.plotly_chart(paths_figure(surf, runs, names, lab, ends), key="opt.fig.mom_path",
-                    config={"displayModeBar": False})
+    charts.plotly_chart(st, paths_figure(surf, runs, names, lab, ends), key="opt.fig.mom_path")
 
 
 def schedules_section(state: PageState) -> None:
     st.markdown(t("opt.sched.intro"))
-    c1, c2, c3, c4 = st.columns(4)
-    steps = state.widget("s_steps", container=c1)
-    warmup = min(state.widget("s_warmup", container=c2), steps - 1)
-    floor = state.widget("s_floor", container=c3, help=t("opt.s_floor.help"))
-    decay = state.widget("s_decay", container=c4, help=t("opt.s_decay.help"))
+    with state.controls():
+        c1, c2, c3, c4 = st.columns(4)
+        steps = state.widget("s_steps", container=c1)
+        warmup = min(state.widget("s_warmup", container=c2), steps - 1)
+        floor = state.widget("s_floor", container=c3, help=t("opt.s_floor.help"))
+        decay = state.widget("s_decay", container=c4, help=t("opt.s_decay.help"))
     args = schedule_args(steps, warmup, floor, decay)
     curves = {name: schedule(name, steps, 1.0, **args[name]) for name in SCHEDULES}
     names = {name: t(f"opt.sched.{name}") for name in SCHEDULES}
-    st.plotly_chart(schedule_figure(curves, names, {"step": t("opt.fig.step"), "lr": t("opt.sched.lr")}),
-                    key="opt.fig.schedules", config={"displayModeBar": False})
+    charts.plotly_chart(st, schedule_figure(curves, names, {"step": t("opt.fig.step"), "lr": t("opt.sched.lr")}),
+                        key="opt.fig.schedules")
     for name in SCHEDULES:
         st.markdown(f"**{names[name]}**: {t(f'opt.sched.{name}.when')}")
     schedules_race(state, steps, warmup, floor, decay)
@@ -131,8 +133,8 @@ def memory_section(state: PageState) -> None:
     n = billions * 1e9
     names = opt_names(STATE_BYTES)
     left, right = st.columns([2, 3])
-    left.plotly_chart(state_bytes_figure(STATE_BYTES, names, {"bytes": t("opt.mem.bytes")}), key="opt.fig.state",
-                      config={"displayModeBar": False})
+    charts.plotly_chart(left, state_bytes_figure(STATE_BYTES, names, {"bytes": t("opt.mem.bytes")}),
+                        key="opt.fig.state")
     left.caption(t("opt.mem.state_help"))
     base = sum(b for k, b in TRAINING_STATE["mixed"].items() if not k.startswith("adam_"))
     rows = memory_rows(n, STATE_BYTES, base)

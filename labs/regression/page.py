@@ -10,7 +10,7 @@ from labs.regression.views import (data_labels, metrics_row, num, outliers_panel
 from sim import regression as reg
 from sim.plots import regression as plots
 from sim.regression_data import RegressionData, make_dataset, parse_regression_csv
-from ui import live_run
+from ui import charts, live_run
 from ui.i18n import t, t_md
 from ui.live_plots import show_frames
 from ui.player import Player
@@ -66,7 +66,7 @@ def closed_form_view(data: RegressionData, config: reg.ModelConfig) -> reg.Fit:
     if model.overflow:
         return model
     labels = {**data_labels(data), "fit": t("reg.plot.fit"), "truth": t("reg.plot.truth")}
-    st.plotly_chart(plots.fit_view(data, model, labels), key="reg.fit_fig")
+    charts.plotly_chart(st, plots.fit_view(data, model, labels), key="reg.fit_fig")
     metrics_row(data, model)
     return model
 
@@ -131,11 +131,12 @@ def live_panel(player: Player) -> None:
 
 
 def gd_view(state: PageState, data: RegressionData, data_key: tuple, config: reg.ModelConfig) -> reg.GDRun:
-    cols = st.columns(3)
-    state.widget("lr", container=cols[0])
-    state.widget("batch_size", container=cols[1],
-                 format_func=lambda b: t("reg.batch_size.full") if b == "full" else str(b))
-    state.widget("speed", container=cols[2])
+    with state.controls():
+        cols = st.columns(3)
+        state.widget("lr", container=cols[0])
+        state.widget("batch_size", container=cols[1],
+                     format_func=lambda b: t("reg.batch_size.full") if b == "full" else str(b))
+        state.widget("speed", container=cols[2])
     player = current_player(state, data, data_key, config)
     lr_advice(player.model)
     live_panel(player)
@@ -149,19 +150,20 @@ def gd_view(state: PageState, data: RegressionData, data_key: tuple, config: reg
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
     with state.frame(t("reg.title"), t("reg.intro")):
-        left, right = st.columns([1, 3], gap="medium")
-        with left:
+        left, right = state.columns([1, 3], controls=0, gap="medium")
+        with state.controls(left):
             st.subheader(t("reg.data"))
             data, data_key = data_controls(state)
         with right:
-            config = model_controls(state, data)
-            if state.widget("solver", label_visibility="collapsed") == "closed_form":
+            with state.controls():
+                config = model_controls(state, data)
+            if state.widget("solver", fold=False, label_visibility="collapsed") == "closed_form":
                 model = closed_form_view(data, config)
             else:
                 model = gd_view(state, data, data_key, config).as_fit()
         if not model.overflow:
             # one panel at a time: hidden tabs would still rebuild their figures on every rerun
-            panel = state.widget("panel", label_visibility="collapsed")
+            panel = state.widget("panel", fold=False, label_visibility="collapsed")
             {"residuals": lambda: residuals_panel(data, model), "surface": lambda: surface_panel(data, config),
              "outliers": lambda: outliers_panel(data, config),
              "step": lambda: step_panel(state, data, data_key, config)}[panel]()

@@ -8,6 +8,7 @@ from sim import regression as reg
 from sim.plots import regression as plots
 from sim.regression_data import NOTES_EXAMPLE, RegressionData
 from sim.text import html
+from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
 
@@ -55,7 +56,7 @@ def metrics_row(data: RegressionData, model: reg.Fit) -> None:
 def residuals_panel(data: RegressionData, model: reg.Fit) -> None:
     labels = {"x": column(data, data.x.shape[1] - 1), **{k: t(f"reg.plot.{k}") for k in
                                                          ("fitted", "residual", "count", "vs_x", "vs_fit", "hist")}}
-    st.plotly_chart(plots.residuals_view(data, model, labels), key="reg.resid_fig")
+    charts.plotly_chart(st, plots.residuals_view(data, model, labels), key="reg.resid_fig")
     st.caption(t("reg.residuals_help"))
 
 
@@ -72,7 +73,7 @@ def surface_panel(data: RegressionData, config: reg.ModelConfig) -> None:
             path = run.path_array()
     labels = {**param_labels(config), "loss": t("reg.plot.loss"), "path": t("reg.plot.path"),
               "start": t("reg.plot.start"), "optimum": t("reg.plot.optimum")}
-    st.plotly_chart(plots.surface_view(data, config, path, labels), key="reg.surface_fig")
+    charts.plotly_chart(st, plots.surface_view(data, config, path, labels), key="reg.surface_fig")
     st.caption(t("reg.surface_help") + ("" if path is not None else " " + t("reg.surface_no_path")))
 
 
@@ -87,7 +88,7 @@ def outliers_panel(data: RegressionData, config: reg.ModelConfig) -> None:
             col.error(t("reg.issue.overflow"))
             continue
         col.markdown(f"**{t(f'reg.loss.{loss}')}**")
-        col.plotly_chart(plots.outlier_view(data, fits, labels), key=f"reg.outlier_fig.{loss}")
+        charts.plotly_chart(col, plots.outlier_view(data, fits, labels), key=f"reg.outlier_fig.{loss}")
         if fits.shift is not None:
             col.caption(t("reg.outliers_shift", shift=num(fits.shift), unit=num(fits.shift_units)))
     st.caption(t("reg.outliers_help", delta=num(config.delta)))

@@ -6,6 +6,7 @@ import streamlit as st
 from sim.plots.shapes import flow_figure, human_bytes, human_count, kv_figure, shape_text, short_name, step_table
 from sim.shapes import (PRESETS, ModelTrace, ShapeConfig, ShapeError, check_kv_heads, flops_split, follow,
                         kv_cache_bytes, kv_cache_options, memory_needed, param_counts, shape_chain, trace_model)
+from ui import charts
 from ui.i18n import t
 from labs.shapes.schema import PAGE, SCHEMA
 from labs.shapes.training import training_memory_view
@@ -97,9 +98,9 @@ def trace_views(trace: ModelTrace, c: ShapeConfig, path: list[int]) -> None:
     labels |= {"input": t("shp.input"), "view_note": t("shp.view_note"), "block": t("shp.block_note")}
     st.subheader(t("shp.flow"))
     st.caption(t("shp.flow_help"))
-    st.plotly_chart(flow_figure(trace.steps, [(c.batch, c.seq_len)], labels, highlight=path,
-                                block=(f"{trace.block}.0", c.n_layer)),
-                    key="shp.flow_fig", config={"displayModeBar": False})
+    charts.plotly_chart(st, flow_figure(trace.steps, [(c.batch, c.seq_len)], labels, highlight=path,
+                                        block=(f"{trace.block}.0", c.n_layer)),
+                        key="shp.flow_fig")
     st.subheader(t("shp.table"))
     st.caption(t("shp.table_help", n=c.n_layer, traced=trace.traced_layers))
     st.dataframe(step_table(trace.steps, labels), key="shp.table_df", height=35 * (len(trace.steps) + 1) + 3,
@@ -131,14 +132,14 @@ def kv_cache(state: PageState, c: ShapeConfig) -> None:
                          ratio=f"{c.n_head / chosen:g}"))
     labels = {"kv_heads": t("shp.kv.axis_heads"), "bytes": t("shp.kv.axis_bytes"), "mqa": t("shp.kv.mqa"),
               "mha": t("shp.kv.mha")}
-    right.plotly_chart(kv_figure(kv_cache_options(c), chosen, labels), key="shp.kv_fig",
-                       config={"displayModeBar": False})
+    charts.plotly_chart(right, kv_figure(kv_cache_options(c), chosen, labels), key="shp.kv_fig")
 
 
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
     with state.frame(t("shp.title"), t("shp.intro")):
-        controls(state)
+        with state.controls():
+            controls(state)
         c = ShapeConfig(**{p.name: state.values[p.name] for p in SCHEMA})
         try:
             trace = traced(c)

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from sim.plots.curves import GUIDE_COLOR, TEST_COLOR, TRAIN_COLOR, compact_layout
-from sim.plots.palette import BLUE, MASKED, ORANGE, WHITE
+from sim.plots.palette import BLUE, MASKED, ORANGE, TEXT, WHITE
 from sim.plots.panels import heatmap_panel, series, xy_panel
 
 MASKED_COLOR = MASKED  # masked cells: a flat grey with a cross, never a colour of the value scale
@@ -69,7 +69,7 @@ def stage_figure(title: str, mats: Sequence[np.ndarray], *, row_labels: Sequence
         for s, m in zip(starts, mats):
             data.append(go.Scatter(
                 x=[x_names[s + m.shape[1]]] * rows, y=y_names, mode="text", showlegend=False,
-                text=[f"{v:.3f}" for v in np.nansum(m, axis=1)], textfont=dict(size=9, color="#555"),
+                text=[f"{v:.3f}" for v in np.nansum(m, axis=1)], textfont=dict(size=9, color=TEXT),
                 hovertemplate=f"{row_sums_label}: %{{text}}<extra></extra>"))
     annotations = [dict(x=x_names[s + (w - 1) // 2], y=1.0, yref="paper", yanchor="bottom", text=name,
                         showarrow=False, font=dict(size=11)) for s, w, name in zip(starts, widths, block_titles)]

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from sim.gpu.memsim import GpuSpec, Roofline
 from sim.gpu.sweeps import SramPoint, SweepPoint
 from sim.plots.curves import compact_layout
-from sim.plots.palette import BLUE, GREEN, RED
+from sim.plots.palette import BLUE, GREEN, GUIDE, INK, RED, WHITE
 
 NAIVE, TILED, L2 = RED, BLUE, GREEN
 HEIGHT = 360
@@ -30,7 +30,7 @@ def _guide(fig: go.Figure, x: list[int], anchor: tuple[int, float], power: int, 
     """A dotted reference line ∝ x^power through one point of the data (its slope is what matters)."""
     x0, y0 = anchor
     fig.add_trace(go.Scatter(x=x, y=[y0 * (v / x0) ** power for v in x], name=name, mode="lines",
-                             line=dict(color="#999", dash="dot", width=1), hoverinfo="skip"))
+                             line=dict(color=GUIDE, dash="dot", width=1), hoverinfo="skip"))
 
 
 def log_log(fig: go.Figure, x_title: str, y_title: str, title: str) -> go.Figure:
@@ -69,7 +69,7 @@ def bytes_vs_sram_figure(points: list[SramPoint], naive_hbm: int, labels: dict) 
     if first:
         scale = first.square_hbm / first.law
         fig.add_trace(go.Scatter(x=x, y=[p.law * scale for p in points], name=labels["law"], mode="lines",
-                                 line=dict(color="#999", dash="dot", width=1), hoverinfo="skip"))
+                                 line=dict(color=GUIDE, dash="dot", width=1), hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=[x[0], x[-1]], y=[naive_hbm, naive_hbm], name=labels["naive"], mode="lines",
                              line=dict(color=NAIVE)))
     return log_log(fig, labels["x_sram"], labels["y_bytes"], labels["title_sram"])
@@ -81,15 +81,15 @@ def roofline_figure(spec: GpuSpec, points: dict[str, Roofline], labels: dict) ->
     hi = max([1e4, *(r.intensity * 3 for r in points.values())])
     xs = np.geomspace(lo, hi, 200)
     fig = go.Figure(go.Scatter(x=xs, y=np.minimum(spec.peak_flops, xs * spec.hbm_bytes_per_s), mode="lines",
-                               name=labels["roof"], line=dict(color="#333")))
+                               name=labels["roof"], line=dict(color=INK)))
     ridge = spec.peak_flops / spec.hbm_bytes_per_s  # a trace, not a vline: shapes on log axes take log10(x)
     fig.add_trace(go.Scatter(x=[ridge, ridge], y=[lo * spec.hbm_bytes_per_s, spec.peak_flops], mode="lines",
                              name=labels["ridge"].format(ridge=f"{ridge:.0f}"),
-                             line=dict(color="#999", dash="dot", width=1)))
+                             line=dict(color=GUIDE, dash="dot", width=1)))
     colors = {"naive": NAIVE, "tiled": TILED}
     for name, r in points.items():
         algo, _, level = name.partition("_")
         fig.add_trace(go.Scatter(x=[r.intensity], y=[r.attainable_flops], mode="markers", name=labels[name],
                                  marker=dict(color=colors[algo], size=13, symbol="diamond" if level else "circle",
-                                             line=dict(color="#fff", width=1))))
+                                             line=dict(color=WHITE, width=1))))
     return log_log(fig, labels["x_intensity"], labels["y_flops"], labels["title_roofline"])
