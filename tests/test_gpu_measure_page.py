@@ -5,7 +5,8 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptools import TIMEOUT, texts
+from apptools import texts
+from deploy.local import APPTEST_TIMEOUT_S
 from sim.gpu.bench import PRESETS
 from sim.gpu.report import bundled_reports
 from sim.text import html, md
@@ -31,7 +32,7 @@ def script(lang: str, values: dict) -> None:
 
 
 def open_view(lang: str = "en", **values) -> AppTest:
-    at = AppTest.from_function(script, args=(lang, {**TINY, **values}), default_timeout=TIMEOUT).run()
+    at = AppTest.from_function(script, args=(lang, {**TINY, **values}), default_timeout=APPTEST_TIMEOUT_S).run()
     assert not at.exception, at.exception
     return at
 
