@@ -219,3 +219,23 @@ def test_regression_live_panels() -> None:
     deg2 = reg.GDRun(d.x, d.y, reg.GDConfig(reg.ModelConfig(degree=2), lr=0.01))
     panels = live_panels(deg2, d, reg.path_background(deg2), REG_LABELS)
     assert len(panels) == 2 and panels[1]["width"] == 640
+
+
+def test_the_white_template_unvalidated_is_the_validated_one():
+    """compact_layout skips Plotly's validation of the template; the figure comes out as with validation."""
+    import plotly.graph_objects as go
+
+    from sim.plots.curves import WHITE, compact_layout
+
+    fast = compact_layout(go.Figure(go.Scatter(x=[0, 1], y=[1, 0])), "x", "y")
+    slow = go.Figure(go.Scatter(x=[0, 1], y=[1, 0])).update_layout(template=WHITE, height=fast.layout.height,
+                                                                     margin=fast.layout.margin,
+                                                                     legend=fast.layout.legend, xaxis_title="x",
+                                                                     yaxis_title="y")
+    assert fast.to_plotly_json() == slow.to_plotly_json()
+    assert fast.layout.template.layout.plot_bgcolor == "white"
+    fast.update_layout(height=300)  # validation is back on for the caller's own changes
+    import pytest
+
+    with pytest.raises(ValueError):
+        fast.update_layout(height="tall")

@@ -19,10 +19,22 @@ HEIGHT = 280
 WHITE = go.layout.Template(layout=pio.templates["plotly_white"].layout)
 
 
+def with_white(fig: go.Figure) -> go.Figure:
+    """fig's template set to WHITE without Plotly validating the template again (it was built from Plotly's own
+    plotly_white): Plotly does the same when it gives a new figure its default template. 0.6 ms instead of
+    4.8 ms a figure, which a classroom feels: each of 30 following students' pages builds five of them."""
+    layout = fig._layout_obj
+    validate, layout._validate = layout._validate, False
+    try:
+        layout.template = WHITE
+    finally:
+        layout._validate = validate
+    return fig
+
+
 def compact_layout(fig: go.Figure, x_title: str, y_title: str, height: int = HEIGHT) -> go.Figure:
     """Small white layout with tight margins, the legend in one row above the plot."""
-    fig.update_layout(
-        template=WHITE,
+    with_white(fig).update_layout(
         height=height,
         margin=dict(l=55, r=10, t=30, b=45),
         legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
