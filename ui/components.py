@@ -6,6 +6,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from sim.plots.palette import PALETTE
+from ui.present import presenting
 
 _HERE = Path(__file__).parent
 
@@ -23,10 +24,19 @@ def component_script(script: Path, stylesheet: Path) -> str:
 
 
 def live_component(name: str, script: str, stylesheet: str, folder: Path = _HERE):
-    """A Streamlit v2 component from `script` and `stylesheet` (files in `folder`), see component_script."""
+    """A Streamlit v2 component from `script` and `stylesheet` (files in `folder`), see component_script.
+
+    Its data always says whether the presenter view is on (`present`): the component then draws on a white
+    card, larger (live_common.js presentCard).
+    """
     # plain DOM (not a shadow root), so page-level tools and the browser tests can see the canvases
-    return st.components.v2.component(name, js=component_script(folder / script, folder / stylesheet),
-                                      isolate_styles=False)
+    component = st.components.v2.component(name, js=component_script(folder / script, folder / stylesheet),
+                                           isolate_styles=False)
+
+    def mount(*, data: dict, **kw):
+        return component(data={**data, "present": presenting()}, **kw)
+
+    return mount
 
 
 def in_fragment_rerun() -> bool:

@@ -114,9 +114,8 @@ function paintPanel(canvas, p, zoom = 1) {
 }
 
 // ---------- the presenter view, and figures for slides ----------
-// In the presenter view (?present=1, which ui/present.py keeps in every lab's URL, or data.present when the
-// payload says) a component sits on a white card and draws its canvases PRESENT_ZOOM times larger, so its
-// 10-12 px text reads at 18-22 px. Every canvas has a small download button (shown on hover, like Plotly's
+// In the presenter view (?present=1; every canvas component's data says so in `present`) a component sits on
+// a white card and draws its canvases PRESENT_ZOOM times larger, so its 10-12 px text reads at 18-22 px. Every canvas has a small download button (shown on hover, like Plotly's
 // modebar) that saves what is on screen as PNG, on white: a transparent picture is lost on a dark slide.
 const PRESENT_ZOOM = 1.8;
 const COMMON_STYLE = `
@@ -128,15 +127,10 @@ const COMMON_STYLE = `
 .mlsim-present { background: var(--mlsim-white); color: var(--mlsim-black); padding: 12px 16px; border-radius: 8px; }
 `;
 
-function presenting(data) {
-  if (data && typeof data.present === 'boolean') return data.present;
-  const flag = new URLSearchParams(window.location.search).get('present');
-  return ['1', 'true', 'yes', 'on'].includes((flag || '').trim().toLowerCase());
-}
-
-// mark `el` as the presenter view's card (or not); the zoom its canvases are drawn at
+// mark `el` as the presenter view's card (or not: data.present, from ui.components.live_component); the zoom
+// its canvases are drawn at
 function presentCard(el, data) {
-  const on = presenting(data);
+  const on = Boolean(data && data.present);
   el.classList.toggle('mlsim-present', on);
   return on ? PRESENT_ZOOM : 1;
 }

@@ -6,12 +6,10 @@ pattern as the classification lab's live_panel); the browser plays them back at 
 from __future__ import annotations
 
 from ui.components import live_component
-from ui.present import presenting
 
 _component = live_component("mlsim_live_plots", "live_plots.js", "live_plots.css")
 
 
 def show_frames(frames: list[dict], *, key: str, seq: int, status: str) -> None:
     """frames: [{"epoch": int (optional), "caption": str, "panels": [panel, ...]}]; seq must change per call."""
-    _component(data={"frames": frames, "seq": seq, "status": status, "present": presenting()}, key=key,
-               height="content")
+    _component(data={"frames": frames, "seq": seq, "status": status}, key=key, height="content")
