@@ -13,7 +13,7 @@ import pandas  # noqa: F401 - see the docstring
 import streamlit as st
 
 from labs import LABS
-from sim.threads import configure_threads
+from sim.core.threads import configure_threads
 from ui import classroom, present
 from ui.i18n import init_lang, t
 from ui.sidebar import device_banner, language_switch
@@ -56,7 +56,7 @@ configure_threads()  # once per process (later calls do nothing), before any Pla
 @st.cache_resource(show_spinner=False)
 def compile_engine() -> threading.Thread:
     """Once per process: the classification engine's kernels compiled in the background (see warm_up)."""
-    from sim.training import warm_up  # here: importing numba would delay the first paint
+    from sim.nets.training import warm_up  # here: importing numba would delay the first paint
 
     thread = threading.Thread(target=warm_up, name="compile-engine", daemon=True)
     thread.start()

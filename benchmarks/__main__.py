@@ -4,7 +4,7 @@ import importlib
 import sys
 
 from benchmarks import attention, blocks, classification, generalization, gpu, optimizers, regression, shapes
-from sim.threads import configure_threads
+from sim.core.threads import configure_threads
 
 # name -> function(args); a new benchmark is a new entry
 SUBCOMMANDS = {"engine": classification.engine, "shapes": shapes.shapes, "attention": attention.attention,

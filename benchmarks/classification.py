@@ -8,8 +8,8 @@ from benchmarks import best_seconds
 
 def engine(args: argparse.Namespace) -> None:
     """Training epochs per second of the classification lab's engine, and the boundary grid's cost."""
-    from sim.data import FEATURES
-    from sim.training import ClassifierConfig, Trainer
+    from sim.core.data import FEATURES
+    from sim.nets.training import ClassifierConfig, Trainer
 
     configs = {
         "default": ClassifierConfig(),

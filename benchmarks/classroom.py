@@ -17,8 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import KeyLabels  # noqa: E402
-from sim.threads import configure_threads  # noqa: E402
-from sim.training import ClassifierConfig, Trainer  # noqa: E402
+from sim.core.threads import configure_threads  # noqa: E402
+from sim.nets.training import ClassifierConfig, Trainer  # noqa: E402
 from ui import live  # noqa: E402
 from ui.live_run import WAIT_S  # noqa: E402
 

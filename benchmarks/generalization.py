@@ -11,8 +11,8 @@ def generalization(args: argparse.Namespace) -> None:
     import plotly.io as pio
 
     from labs.generalization import labels
-    from sim.fit import FitConfig, FitTrainer
-    from sim.generalization import capacity_sweep, curve_data, fit_errors, noisy_points
+    from sim.fitting.fit import FitConfig, FitTrainer
+    from sim.fitting.generalization import capacity_sweep, curve_data, fit_errors, noisy_points
     from sim.plots import generalization as plots
     from ui.i18n import language
 

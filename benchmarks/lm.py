@@ -33,8 +33,8 @@ def machine() -> str:
 
 def bpe_speed() -> None:
     """BPE to 512 tokens on 100 kB (half English, half Chinese bytes of the built-in languages)."""
-    from sim.grammar import grammar
-    from sim.tokenizer import BPE
+    from sim.language.grammar import grammar
+    from sim.language.tokenizer import BPE
 
     text = grammar("en").sample(50_000, 0) + grammar("zh").sample(17_000, 0)
     text = text.encode("utf-8")[:100_000].decode("utf-8", errors="ignore")
@@ -44,7 +44,7 @@ def bpe_speed() -> None:
     print(json.dumps({"bench": "lm", "case": "bpe_512_tokens_100kB", "bytes": len(text.encode("utf-8")),
                       "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2), "merges": len(tok.merges),
                       "target_s": 5}))
-    from sim.tokenizer import tokens_per_char
+    from sim.language.tokenizer import tokens_per_char
     for lang in ("en", "zh"):
         probe = grammar(lang).sample(3000, 9)
         print(json.dumps({"bench": "lm", "case": f"tokens_per_char_{lang}", "value": round(tokens_per_char(tok, probe),
@@ -55,7 +55,7 @@ def default_model(seconds: float) -> None:
     """The page's default run (built-in English, characters, context 32, 2 layers, 2 heads, width 32, Adam 3e-3):
     validation loss against the entropy floor at checkpoints, and the time to come within 10 %."""
     from labs.lm.schema import SCHEMA
-    from sim.lm import LMRun, lm_trainer, make_task, synthetic_text
+    from sim.language.lm import LMRun, lm_trainer, make_task, synthetic_text
 
     d = {p.name: p.default for p in SCHEMA}
     text, h = synthetic_text(d["language"], 30_000, d["seed"])  # as the page (labs/lm/page.py SYNTHETIC_CHARS)
@@ -96,7 +96,7 @@ def live_frame(run, repeats: int) -> None:
 
 
 def run_sweep(lang: str, budgets, widths) -> dict:
-    from sim.lm import SWEEP_CONTEXT, make_task, run_record, sweep, synthetic_text
+    from sim.language.lm import SWEEP_CONTEXT, make_task, run_record, sweep, synthetic_text
 
     text, h = synthetic_text(lang, 30_000, 0)
     task = make_task(text, "char", 0, SWEEP_CONTEXT, h)
@@ -111,7 +111,7 @@ def run_sweep(lang: str, budgets, widths) -> dict:
 
 
 def lm(args: argparse.Namespace) -> None:
-    from sim.lm import LIVE_BUDGETS, LIVE_WIDTHS, SWEEP_BUDGETS, SWEEPS_DIR, SWEEP_WIDTHS
+    from sim.language.lm import LIVE_BUDGETS, LIVE_WIDTHS, SWEEP_BUDGETS, SWEEPS_DIR, SWEEP_WIDTHS
 
     bpe_speed()
     run = default_model(args.seconds)
@@ -130,7 +130,7 @@ def lm(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str]) -> None:
-    from sim.threads import configure_threads
+    from sim.core.threads import configure_threads
 
     ap = argparse.ArgumentParser(prog="python -m benchmarks lm", description=__doc__.splitlines()[0])
     ap.add_argument("--sweep", action="store_true", help="measure the bundled scaling sweep and save it")

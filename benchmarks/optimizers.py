@@ -11,7 +11,7 @@ from benchmarks import best_seconds
 def optimizers(args: argparse.Namespace) -> None:
     """Per surface: the 8 optimisers × 500 steps (wall and CPU ms, target ≤ 50 ms); then trace, phase grid,
     Newton–Schulz and schedules."""
-    from sim.optimizers import (OPTIMIZERS, SCHEDULES, SURFACES, newton_schulz_steps, path, phase_grid, schedule,
+    from sim.optim.optimizers import (OPTIMIZERS, SCHEDULES, SURFACES, newton_schulz_steps, path, phase_grid, schedule,
                                 trace)
 
     steps = 500
@@ -46,7 +46,7 @@ def paths_redraw(args: argparse.Namespace) -> None:
     from streamlit.elements.vega_charts import _convert_altair_to_vega_lite_spec as to_spec
 
     from benchmarks import KeyLabels
-    from sim.optimizers import OPTIMIZERS, SURFACES, diverged_at, path, trace
+    from sim.optim.optimizers import OPTIMIZERS, SURFACES, diverged_at, path, trace
     from sim.plots.optimizers import loss_chart, losses, paths_figure, update_latex
 
     names = {o: o for o in OPTIMIZERS}
@@ -73,14 +73,14 @@ def paths_redraw(args: argparse.Namespace) -> None:
 
 
 def race(args: argparse.Namespace) -> None:
-    """The race on a real model (sim.race, as the page builds it): per racer the measured ms per step (median, the
+    """The race on a real model (sim.optim.race, as the page builds it): per racer the measured ms per step (median, the
     update alone beside it) and the state bytes; then what one live tick costs with every racer at the page's
     default speed, and one frame (race_frame of every racer, as the player's snapshot)."""
     from benchmarks import KeyLabels
-    from sim.optimizers import RACERS
+    from sim.optim.optimizers import RACERS
     from sim.plots.optimizers import race_frame
-    from sim.race import RaceConfig
-    from sim.race import race as make_race
+    from sim.optim.race import RaceConfig
+    from sim.optim.race import race as make_race
 
     racers = make_race(RACERS, RaceConfig(), {})
     for r in racers:

@@ -12,9 +12,9 @@ def regression(args: argparse.Namespace) -> None:
     and serialised) and what a live gradient-descent frame costs (epochs, panels)."""
     from collections import defaultdict
 
-    from sim import regression as reg
+    from sim.fitting import regression as reg
     from sim.plots import regression as plots
-    from sim.regression_data import make_dataset
+    from sim.fitting.regression_data import make_dataset
 
     labels = defaultdict(str)  # figure labels: their text does not change the cost
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from sim.attention import (
+from sim.transformers.attention import (
     EQUIVARIANCE_TOL,
     NOTES_SCORES,
     NOTES_VALUES,

@@ -4,8 +4,8 @@ import random
 import pytest
 from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
 
-from sim.attention import permutation_check, permutation_stats
-from sim.tasks import split_tokens, utf8_bytes
+from sim.transformers.attention import permutation_check, permutation_stats
+from sim.transformers.tasks import split_tokens, utf8_bytes
 from ui.i18n import catalogue
 from labs.attention.schema import SCHEMA
 

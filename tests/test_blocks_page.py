@@ -9,7 +9,7 @@ from apptools import fuzz_widget, open_lab, schema_choices, texts
 
 from labs.blocks.schema import PAGE as P
 from labs.blocks.schema import SCHEMA, SECTIONS
-from sim.blocks import norm_view
+from sim.transformers.blocks import norm_view
 from ui.i18n import catalogue
 from ui.schema import format_value
 

@@ -6,9 +6,9 @@ import pytest
 from apptools import metrics as page_metrics
 from apptools import open_lab, texts
 
-from sim import metrics
-from sim.data import make_classification, split
-from sim.training import ClassifierConfig, Trainer, affine_formula, collapse_linear, model_notes, holdout_report
+from sim.nets import metrics
+from sim.core.data import make_classification, split
+from sim.nets.training import ClassifierConfig, Trainer, affine_formula, collapse_linear, model_notes, holdout_report
 from ui.i18n import catalogue
 
 CLS = "labs/classification/page.py"

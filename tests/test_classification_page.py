@@ -5,7 +5,7 @@ import time
 import pytest
 from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
 
-from sim.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
+from sim.core.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
 from ui.i18n import catalogue
 from labs.classification.schema import SCHEMA
 

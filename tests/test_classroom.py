@@ -1,10 +1,10 @@
-"""The class engine (sim/classroom.py) against both stores: the in-process one and a real redis-server."""
+"""The class engine (server/classroom.py) against both stores: the in-process one and a real redis-server."""
 import time
 
 import pytest
 
-from sim import classroom as cr
-from sim.classroom import Classroom, MemoryStore, RedisStore, open_store
+from server import classroom as cr
+from server.classroom import Classroom, MemoryStore, RedisStore, open_store
 
 
 @pytest.fixture(params=["memory", "redis"])

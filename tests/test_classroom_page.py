@@ -4,7 +4,7 @@ import pytest
 from apptools import open_app, open_lab, texts
 
 from labs import LABS
-from sim import classroom as cr
+from server import classroom as cr
 from ui import classroom
 
 CLS = "labs/classification/page.py"

@@ -1,9 +1,9 @@
-"""sim.data against the TensorFlow Playground generators' definitions and hand formulas."""
+"""sim.core.data against the TensorFlow Playground generators' definitions and hand formulas."""
 
 import numpy as np
 import pytest
 
-from sim.data import (
+from sim.core.data import (
     CLASSIFICATION_DATASETS,
     FEATURES,
     REGRESSION_DATASETS,
@@ -185,7 +185,7 @@ def test_split_keeps_one_point_on_each_side():
 @pytest.mark.parametrize("n,train_ratio,val_share", [(500, 0.5, 0.5), (100, 0.9, 0.5), (101, 0.7, 0.3),
                                                      (3, 0.5, 0.5), (10, 0.9, 0.9), (2000, 0.1, 0.1)])
 def test_split3_keeps_the_old_training_set_and_cuts_the_rest_in_two(n, train_ratio, val_share):
-    from sim.data import split3, split_sizes
+    from sim.core.data import split3, split_sizes
 
     train, val, test = split3(n, train_ratio, val_share, seed=5)
     old_train, old_test = split(n, train_ratio, seed=5)
@@ -199,7 +199,7 @@ def test_split3_keeps_the_old_training_set_and_cuts_the_rest_in_two(n, train_rat
 
 
 def test_split3_needs_three_points():
-    from sim.data import split3, split_sizes
+    from sim.core.data import split3, split_sizes
 
     for fn in (lambda: split3(2, 0.5, 0.5, 0), lambda: split_sizes(2, 0.5, 0.5)):
         with pytest.raises(ValueError, match="^invalid:n$"):

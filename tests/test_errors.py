@@ -1,8 +1,9 @@
 """The engine's coded errors: only known codes, each with a message in both languages."""
 import pytest
 
-from sim import shapes, upload
-from sim.errors import CodedError
+from sim.core import upload
+from sim.transformers import shapes
+from sim.core.errors import CodedError
 from sim.gpu import measure as gpu
 from sim.gpu import memsim
 from ui.i18n import catalogue

@@ -1,4 +1,4 @@
-"""sim.export: history CSV and weights JSON survive a round trip."""
+"""sim.core.export: history CSV and weights JSON survive a round trip."""
 
 import io
 import json
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim.export import HISTORY_COLUMNS, history_csv, weights_json
+from sim.core.export import HISTORY_COLUMNS, history_csv, weights_json
 
 
 def test_history_csv_round_trip() -> None:

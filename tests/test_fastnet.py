@@ -1,4 +1,4 @@
-"""sim.fastnet against a torch-autograd reference: same weights, batches and dropout masks, same results."""
+"""sim.nets.fastnet against a torch-autograd reference: same weights, batches and dropout masks, same results."""
 import threading
 
 import numpy as np
@@ -7,9 +7,9 @@ import torch
 import torch.nn.functional as F
 from numba.core.caching import NullCache
 
-from sim import fastnet
-from sim.data import feature_matrix, make_classification, make_regression, split
-from sim.fastnet import ACTIVATIONS, OPTIMIZERS, FastNet, constant_guess_loss, regularizer
+from sim.nets import fastnet
+from sim.core.data import feature_matrix, make_classification, make_regression, split
+from sim.nets.fastnet import ACTIVATIONS, OPTIMIZERS, FastNet, constant_guess_loss, regularizer
 
 LR = {"sgd": 0.1, "momentum": 0.05, "adam": 0.01, "adamw": 0.01}
 OUTPUTS = [("regression", True), ("binary", False), ("binary", True), ("softmax", False), ("softmax", True)]

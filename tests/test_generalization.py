@@ -7,9 +7,9 @@ import torch
 from sklearn.model_selection import KFold
 from sklearn.neighbors import KNeighborsClassifier
 
-from sim import leakage
-from sim.fit import FitConfig, FitTrainer, l2_penalty
-from sim.generalization import (GRID, NOISE_CELLS, CurveData, capacity_sweep, cross_validate, curve_data, cv_summary,
+from sim.fitting import leakage
+from sim.fitting.fit import FitConfig, FitTrainer, l2_penalty
+from sim.fitting.generalization import (GRID, NOISE_CELLS, CurveData, capacity_sweep, cross_validate, curve_data, cv_summary,
                                 degree_sweep, fit_errors, flip_labels, kfold_indices, mse, noisy_points,
                                 odd_test_share, poly_fit, sweep_draw_seeds, three_way_split, true_curve)
 from sim.plots import generalization as plots
@@ -279,7 +279,7 @@ def test_l2_and_dropout_shrink_the_overfit():
 
 
 def test_label_noise_opens_a_gap_between_train_and_validation():
-    from sim.data import make_classification, split
+    from sim.core.data import make_classification, split
     gaps = []
     for fraction in (0.0, 0.3):
         X, y = make_classification("moons", 200, 0.15, 0)
@@ -367,7 +367,7 @@ def test_figures_build_for_every_scenario():
     assert mse(poly_fit(data.x, data.y, 3), data.x, data.y) > 0
 
 
-# ---------- what the page shows (sim.generalization's and sim.plots.generalization's views) ----------
+# ---------- what the page shows (sim.fitting.generalization's and sim.plots.generalization's views) ----------
 def test_parts_and_train_val_are_the_split_by_index():
     data = curve_data(40, 0.5, 0.6, 0.2, 0)
     assert sorted(np.concatenate(list(data.parts.values())).tolist()) == list(range(40))
@@ -405,7 +405,7 @@ def test_cv_summary_is_the_mean_and_population_spread_of_the_scores():
 
 
 def test_noisy_points_flip_only_training_labels_and_split_the_pool_in_half():
-    from sim.data import make_classification
+    from sim.core.data import make_classification
 
     points = noisy_points("circle", 0.2, 3)
     X, y = make_classification("circle", 300, 0.0, 3)  # circle: no jitter (flipping is this run's only noise)

@@ -135,7 +135,7 @@ def test_changing_a_setting_starts_a_new_run_and_keeps_the_other_sections():
 
 def test_capacity_sweep_averages_draws_and_says_so():
     at = gen_page(section="capacity")
-    from sim.generalization import capacity_sweep
+    from sim.fitting.generalization import capacity_sweep
 
     expected = capacity_sweep(*at.session_state["gen.data_key"])
     assert expected.draws > 1

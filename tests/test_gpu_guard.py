@@ -16,7 +16,7 @@ from sim.gpu.kernels import tiled_attention
 
 @pytest.fixture
 def one_thread():
-    """One intra-op thread, as the app's server runs torch (sim.threads)."""
+    """One intra-op thread, as the app's server runs torch (sim.core.threads)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     yield

@@ -1,12 +1,12 @@
-"""sim.history: min–max decimation against a plain-loop reference, and histories that stay bounded."""
+"""sim.core.history: min–max decimation against a plain-loop reference, and histories that stay bounded."""
 import math
 
 import numpy as np
 import pytest
 
-from sim.history import CAP, HEAD, RECENT, bound, decimate, kept_after_compaction, minmax_indices
-from sim.regression import GDConfig, GDRun
-from sim.training import ClassifierConfig, Trainer
+from sim.core.history import CAP, HEAD, RECENT, bound, decimate, kept_after_compaction, minmax_indices
+from sim.fitting.regression import GDConfig, GDRun
+from sim.nets.training import ClassifierConfig, Trainer
 
 
 def reference_indices(x, columns, max_points):

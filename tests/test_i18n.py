@@ -4,7 +4,7 @@ import json
 import re
 from pathlib import Path
 
-from sim.upload import ERROR_CODES
+from sim.core.upload import ERROR_CODES
 from ui.i18n import catalogue
 from labs import all_schemas
 

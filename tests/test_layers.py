@@ -2,6 +2,9 @@
 
 - sim/ (the engine and figure builders) imports neither Streamlit nor ui/ nor labs/;
 - sim/plots/ imports no torch (figures are built from plain arrays);
+- a lab's engine sub-package (sim/<topic>/) imports no other topic's, only sim.core (and the model packages
+  BUILDS_ON names: the language lab trains sim.transformers' tiny GPT); sim.core, the shared helpers, imports
+  no topic; sim/plots/ (figures of every topic) may import any;
 - ui/ (what every lab shares) imports no lab;
 - a lab (labs/<name>/) imports no other lab;
 - benchmarks/ and deploy/ import nothing from tests/ (what both need lives in deploy/local.py);
@@ -13,7 +16,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("sim", "ui", "labs", "benchmarks", "deploy")
+PACKAGES = ("sim", "ui", "labs", "benchmarks", "deploy", "server")
+BUILDS_ON = {"language": {"transformers"}}  # topic -> the other topics whose models it trains
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -61,6 +65,9 @@ def violations(root: Path) -> list[str]:
             where = f"{rel}:{line} imports {name}"
             if mod.startswith("sim") and top in ("streamlit", "ui", "labs"):
                 bad.append(f"{where} (sim/ must not import Streamlit, ui/ or labs/)")
+            topic, other_topic = _topic(mod), _topic(name)
+            if topic not in (None, "plots") and other_topic not in (None, topic, "core", *BUILDS_ON.get(topic, ())):
+                bad.append(f"{where} (sim/{topic}/ may import only sim.core and itself, not sim/{other_topic}/)")
             if mod.startswith("sim.plots") and top == "torch":
                 bad.append(f"{where} (sim/plots/ must not import torch)")
             if mod.startswith("ui") and top == "labs":
@@ -73,6 +80,12 @@ def violations(root: Path) -> list[str]:
             if top in PACKAGES:
                 graph[mod].add(name)
     return bad + [f"import cycle: {' -> '.join(c)}" for c in cycles(graph)]
+
+
+def _topic(module: str) -> str | None:
+    """The sim/ sub-package a module belongs to (sim.optim.race -> "optim"); None outside sim's sub-packages."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 and parts[0] == "sim" else None
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -123,6 +136,16 @@ def test_each_rule_is_caught(tmp_path):
         "sim/b.py": "import sim.a\n",
         "sim/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from sim.d import D\n",
         "sim/d.py": "from sim import c\n",
+        "sim/core/__init__.py": "",
+        "sim/core/helpers.py": "import sim.nets.engine\n",
+        "sim/optim/__init__.py": "",
+        "sim/optim/rules.py": "from sim.core import helpers\nfrom sim.nets.engine import step\n",
+        "sim/nets/__init__.py": "",
+        "sim/nets/engine.py": "",
+        "sim/language/__init__.py": "",
+        "sim/language/lm.py": "from sim.transformers import model\n",
+        "sim/transformers/__init__.py": "",
+        "sim/transformers/model.py": "",
         "ui/__init__.py": "",
         "ui/shared.py": "from labs.one import page\n",
         "labs/__init__.py": "",
@@ -145,5 +168,8 @@ def test_each_rule_is_caught(tmp_path):
     assert any(v.startswith("labs/one/page.py:1 imports labs.two.schema") for v in found)
     assert not any(v.startswith("labs/one/page.py:2") for v in found)  # its own lab is fine
     assert any(v.startswith("benchmarks/bench.py:2 imports conftest") for v in found)
+    assert any(v.startswith("sim/core/helpers.py:1 imports sim.nets.engine") for v in found)
+    assert any(v.startswith("sim/optim/rules.py:2 imports sim.nets.engine") for v in found)
+    assert not any(v.startswith(("sim/optim/rules.py:1", "sim/nets/", "sim/language/")) for v in found)
     assert "import cycle: sim.a -> sim.b -> sim.a" in found
-    assert len(found) == 6, found
+    assert len(found) == 8, found

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from sim.grammar import GRAMMARS, grammar
-from sim.lm import (LMRun, TextError, generate, lm_trainer, make_task, next_token_probs, read_text, sweep,
+from sim.language.grammar import GRAMMARS, grammar
+from sim.language.lm import (LMRun, TextError, generate, lm_trainer, make_task, next_token_probs, read_text, sweep,
                     synthetic_text, token_losses, top_tokens)
 
 
@@ -124,7 +124,7 @@ def test_text_checks():
 
 
 def test_sweep_points_keep_curve_points_after_enough_steps():
-    from sim.lm import sweep_points
+    from sim.language.lm import sweep_points
 
     runs = [{"params": 100, "tokens": 1000, "steps": 100, "curve": [[100, 3.0], [500, 2.0], [1000, 1.5]]},
             {"params": 900, "tokens": 200, "steps": 20, "curve": [[200, 2.5]]}]

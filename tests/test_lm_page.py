@@ -6,7 +6,7 @@ import pytest
 from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
 
 from labs.lm.schema import SCHEMA
-from sim.scaling import compute_optimal
+from sim.language.scaling import compute_optimal
 from ui.i18n import catalogue
 
 LM = "labs/lm/page.py"
@@ -101,8 +101,8 @@ def test_measured_sweep_is_also_fitted_with_e_held_at_the_entropy():
     import json
     import math
 
-    from sim.lm import SWEEPS_DIR, sweep_points
-    from sim.scaling import fit_loss_surface
+    from sim.language.lm import SWEEPS_DIR, sweep_points
+    from sim.language.scaling import fit_loss_surface
 
     sweep = json.loads(sorted(SWEEPS_DIR.glob("sweep-*.json"))[-1].read_text(encoding="utf-8"))
     points = sweep_points([r for r in sweep["runs"] if math.isfinite(r["loss"])])

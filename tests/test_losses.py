@@ -1,7 +1,7 @@
 """Autograd gradients at the logit against their closed forms."""
 import numpy as np
 
-from sim.losses import logit_gradients
+from sim.nets.losses import logit_gradients
 
 
 def test_cross_entropy_gradient_is_p_minus_y():

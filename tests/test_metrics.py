@@ -1,10 +1,10 @@
-"""sim.metrics against scikit-learn on random data with tied scores, and hand-worked cases."""
+"""sim.nets.metrics against scikit-learn on random data with tied scores, and hand-worked cases."""
 
 import numpy as np
 import pytest
 from sklearn import metrics as skm
 
-from sim import metrics
+from sim.nets import metrics
 
 
 def _random_case(seed: int, n: int = 200, k: int = 2) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""The optimisers lab engine (sim/optimizers.py), each part against an independent reference: torch.optim's
+"""The optimisers lab engine (sim/optim/optimizers.py), each part against an independent reference: torch.optim's
 optimisers stepped on the same surfaces written in torch (gradients by autograd), Lion's published rule and
 Muon's Newton–Schulz written out here, torch.optim.Muon's own orthogonalisation, the singular values by torch's SVD,
 the momentum theory by simulating the iteration, schedules by hand, gradients by central differences, and one
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from sim import optimizers as O
+from sim.optim import optimizers as O
 
 STEPS = 100
 
@@ -479,7 +479,7 @@ def test_tiny_singular_values_stay_below_one_after_five_steps():
 
 
 def test_muon_training_comparison_is_seeded_and_both_losses_fall():
-    from sim.muon import compare
+    from sim.optim.muon import compare
 
     a, b = compare("moons", seed=3, steps=60), compare("moons", seed=3, steps=60)
     for run in ("adamw", "muon"):

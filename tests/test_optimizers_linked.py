@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from sim.optimizers import diverged_at, path, surface
+from sim.optim.optimizers import diverged_at, path, surface
 from sim.plots import optimizers as plots
 
 LABELS = {k: k for k in ("x", "y", "start", "minimum", "diverged", "play", "pause", "step", "loss")}

@@ -10,7 +10,7 @@ from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
 
 from labs.optimizers.schema import PAGE as P
 from labs.optimizers.schema import SCHEMA, SECTIONS
-from sim.optimizers import (OPTIMIZERS, SCHEDULES, STATE_BYTES, SURFACES, diverged_at, optimal_momentum, path,
+from sim.optim.optimizers import (OPTIMIZERS, SCHEDULES, STATE_BYTES, SURFACES, diverged_at, optimal_momentum, path,
                             phase_grid, schedule, surface, trace)
 from sim.plots import optimizers as plots
 from ui.i18n import catalogue
@@ -184,8 +184,8 @@ def test_every_literal_key_exists_in_both_languages():
 
 
 def test_muon_section_trains_both_networks_on_a_click():
-    from sim.muon import compare
-    from sim.optimizers import low_rank_matrix, ns_spectrum
+    from sim.optim.muon import compare
+    from sim.optim.optimizers import low_rank_matrix, ns_spectrum
 
     at = page(section="muon", mu_rows="12", mu_cols="40", mu_rank="3", mu_seed="2", mu_data="moons",
               mu_steps="50", mu_lr="0.02", mu_adam_lr="0.03")
@@ -207,7 +207,7 @@ def test_muon_section_trains_both_networks_on_a_click():
 def test_muon_training_in_chinese():
     """(AppTest formats a selectbox's options in English when a widget changes, so the Chinese page is opened
     with the training already asked for in this session instead of clicking.)"""
-    from sim.muon import compare
+    from sim.optim.muon import compare
 
     at = open_app("zh").run()
     at.session_state["_opt.mu_trained"] = True
@@ -231,7 +231,7 @@ def test_muon_section_warns_of_singular_values_left_small_and_rejects_bad_values
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_adamw_section_shows_the_measured_decays(lang):
-    from sim.optimizers import decay_comparison
+    from sim.optim.optimizers import decay_comparison
 
     cat = catalogue(lang)
     at = page(lang, section="adamw", d_scale="30", d_lambda="0.3", d_lr="0.003", d_steps="500")
@@ -341,7 +341,7 @@ def test_update_formulas_carry_the_traces_numbers():
 
 
 def test_muon_and_decay_figures_carry_the_engines_numbers():
-    from sim.optimizers import decay_comparison, low_rank_matrix, ns_spectrum
+    from sim.optim.optimizers import decay_comparison, low_rank_matrix, ns_spectrum
 
     sv, err = ns_spectrum(low_rank_matrix(16, 32, 2, 0.05, 0))
     fig = plots.singular_values_figure(sv, {"step": "s", "sigma": "σ", "one": "1"})

@@ -1,4 +1,4 @@
-"""The race on a real model (sim/race.py): each racer's updates against the update rules written out here in float64
+"""The race on a real model (sim/optim/race.py): each racer's updates against the update rules written out here in float64
 (SGD, heavy ball, Adam, AdamW, Lion's published rule, Muon's momentum + Newton–Schulz + AdamW on the rest), its
 state bytes against a count from the parameters' shapes, divergence ending one racer, the schedules race's
 learning rates, and the live frame (sim.plots.optimizers.race_frame) against the racers' own numbers."""
@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import torch
 
-from sim.muon import init_mlp, mlp_loss
+from sim.optim.muon import init_mlp, mlp_loss
 from torch.optim._muon import _zeropower_via_newtonschulz  # private in torch 2.13
 
-from sim.optimizers import (NS_COEFFICIENTS, NS_EPS, RACE_LRS, RACERS, SCHEDULES, path, schedule, schedule_args,
+from sim.optim.optimizers import (NS_COEFFICIENTS, NS_EPS, RACE_LRS, RACERS, SCHEDULES, path, schedule, schedule_args,
                             surface)
 from sim.plots.optimizers import COLOURS, SCHEDULE_COLOURS, race_frame
-from sim.race import (BETAS, LION_BETAS, MOMENTUM, MUON_MOMENTUM, Lion, RaceConfig, Racer, hidden_matrices, race,
+from sim.optim.race import (BETAS, LION_BETAS, MOMENTUM, MUON_MOMENTUM, Lion, RaceConfig, Racer, hidden_matrices, race,
                       schedule_race)
 
 CFG = RaceConfig(dataset="spiral", width=8, batch=16, seed=3, weight_decay=0.1, dtype=torch.float64)
@@ -105,7 +105,7 @@ def test_each_racer_steps_as_its_rule_for_20_steps(name):
 
 def test_muon_racer_steps_the_hidden_matrix_as_torch_muon_and_adamw_the_rest():
     """Muon's momentum, Nesterov, decay and learning-rate rule written out, with torch's (bfloat16) Newton–Schulz,
-    whose float64 twin sim.optimizers.newton_schulz is tested against it in test_optimizers.py."""
+    whose float64 twin sim.optim.optimizers.newton_schulz is tested against it in test_optimizers.py."""
     racer = Racer("muon", CFG, RACE_LRS["muon"], rest_lr=RACE_LRS["adamw"])
     hidden = hidden_matrices(racer.params)
     assert len(hidden) == 1 and hidden[0] is racer.params[2] and hidden[0].shape == (CFG.width, CFG.width)
@@ -127,7 +127,7 @@ def test_muon_racer_steps_the_hidden_matrix_as_torch_muon_and_adamw_the_rest():
 
 
 def test_lion_class_follows_the_published_rule_on_a_surface_for_100_steps():
-    """The torch Lion of the race against sim.optimizers' Lion path (itself tested against the published rule)."""
+    """The torch Lion of the race against sim.optim.optimizers' Lion path (itself tested against the published rule)."""
     surf = surface("rosenbrock")
     expected = path("lion", surf, None, 100, lr=0.01, beta1=0.9, beta2=0.99, weight_decay=0.1)
     theta = torch.tensor(surf.start, dtype=torch.float64, requires_grad=True)

@@ -8,7 +8,7 @@ from apptools import fuzz_widget, open_lab, schema_choices, texts
 
 from labs.optimizers.schema import PAGE as P
 from labs.optimizers.schema import SCHEMA
-from sim.optimizers import SCHEDULES
+from sim.optim.optimizers import SCHEDULES
 from ui.i18n import catalogue
 
 PAGE = "labs/optimizers/page.py"
@@ -31,7 +31,7 @@ def test_the_race_in_chinese():
 
 
 def test_step_trains_every_racer_and_the_table_counts_their_state():
-    from sim.race import RaceConfig, race
+    from sim.optim.race import RaceConfig, race
 
     cat = EN
     at = open_lab(PAGE, "en", section="race", r_opts="sgd,adam,muon", r_width="16", r_speed="3", r_seed="4")

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from scipy.optimize import minimize
 from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
 
-from sim.regression import (
+from sim.fitting.regression import (
     COND_LIMIT,
     CURVE_POINTS,
     LOSSES,
@@ -41,8 +41,8 @@ from sim.regression import (
     squared_loss_contours,
     squared_loss_conventions,
 )
-from sim.regression_data import DATASETS, NOTES_EXAMPLE, make_dataset, parse_regression_csv
-from sim.upload import UploadError
+from sim.fitting.regression_data import DATASETS, NOTES_EXAMPLE, make_dataset, parse_regression_csv
+from sim.core.upload import UploadError
 
 NOTES_X, NOTES_Y = np.array([[1.0], [2.0]]), np.array([2.0, 3.0])
 
@@ -354,7 +354,7 @@ def test_upload_fuzz_raises_only_upload_errors():
         fit(d.x, d.y, ModelConfig(degree=rng.randint(1, 12), standardize=rng.random() < 0.5))
 
 
-# ---------- what the page shows (sim.regression's page functions) ----------
+# ---------- what the page shows (sim.fitting.regression's page functions) ----------
 def test_notes_example_is_the_notes_data():
     x, y, lr = NOTES_EXAMPLE
     np.testing.assert_array_equal(x, NOTES_X)

@@ -5,7 +5,7 @@ import random
 import pytest
 from apptools import fuzz_widget, open_lab, schema_choices, texts
 
-from sim.regression_data import DATASETS
+from sim.fitting.regression_data import DATASETS
 from ui.i18n import catalogue
 from labs.regression.schema import SCHEMA
 

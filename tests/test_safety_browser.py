@@ -6,7 +6,7 @@ from urllib.parse import quote, urlparse
 import pytest
 from browsertools import open_page
 
-from sim.upload import MAX_BYTES
+from sim.core.upload import MAX_BYTES
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser

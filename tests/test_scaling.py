@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from sim.scaling import (FITS, LossFit, article_rule, compute_optimal, fit_loss_surface, inference_optimal,
+from sim.language.scaling import (FITS, LossFit, article_rule, compute_optimal, fit_loss_surface, inference_optimal,
                          isoflop_minimum, kaplan_loss)
 
 

@@ -7,9 +7,9 @@ import pytest
 import torch
 from torch import nn
 
-from sim.attention import MultiHeadAttention
+from sim.transformers.attention import MultiHeadAttention
 from sim.plots.shapes import HIGHLIGHT, flow_figure, flow_layout, human_bytes, kv_figure, step_table
-from sim.shapes import (PRESETS, ShapeConfig, ShapeError, block_of, build_model, check_kv_heads, check_model,
+from sim.transformers.shapes import (PRESETS, ShapeConfig, ShapeError, block_of, build_model, check_kv_heads, check_model,
                         collapse_repeats, follow, kv_cache_bytes, kv_cache_options, memory_needed, shape_chain,
                         totals, trace_model, trace_shapes)
 

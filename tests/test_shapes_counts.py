@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from sim.plots.shapes import gigabytes
-from sim.shapes import (ARTICLE_70B, PRESETS, block_of, build_model, bytes_per_param, flops_split, param_counts,
+from sim.transformers.shapes import (ARTICLE_70B, PRESETS, block_of, build_model, bytes_per_param, flops_split, param_counts,
                         trace_model, training_memory)
 
 GPT2 = PRESETS["gpt2"]

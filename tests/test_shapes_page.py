@@ -5,7 +5,7 @@ from dataclasses import asdict
 import pytest
 from apptools import open_lab, texts
 
-from sim.shapes import PRESETS
+from sim.transformers.shapes import PRESETS
 from ui.i18n import catalogue
 from labs.shapes.schema import SCHEMA
 from ui.schema import write_query

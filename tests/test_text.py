@@ -1,11 +1,11 @@
-"""sim.text: user text is shown as the characters it is, never as Markdown or HTML."""
+"""sim.core.text: user text is shown as the characters it is, never as Markdown or HTML."""
 import json
 import re
 
 import pytest
 from apptools import open_lab
 
-from sim.text import html, md, one_line
+from sim.core.text import html, md, one_line
 
 ATTACKS = [
     "[Log in again](https://evil.example/x)",

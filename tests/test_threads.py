@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from sim.fit import FitConfig, FitTrainer
-from sim.tasks import make_task
-from sim.threads import configure_threads
-from sim.training import ClassifierConfig, Trainer
-from sim.transformer import LMTrainer, TransformerConfig
+from sim.fitting.fit import FitConfig, FitTrainer
+from sim.transformers.tasks import make_task
+from sim.core.threads import configure_threads
+from sim.nets.training import ClassifierConfig, Trainer
+from sim.transformers.transformer import LMTrainer, TransformerConfig
 
 THREADS, BUILDS = 8, 20
 TASK = make_task("copy", 4)

@@ -3,8 +3,8 @@ import random
 
 import pytest
 
-from sim.grammar import grammar
-from sim.tokenizer import BPE, CharTokenizer, byte_pieces, make_tokenizer, tokens_per_char
+from sim.language.grammar import grammar
+from sim.language.tokenizer import BPE, CharTokenizer, byte_pieces, make_tokenizer, tokens_per_char
 
 
 def reference_bpe(text: str, vocab_size: int) -> dict:

@@ -1,4 +1,4 @@
-"""sim.models and sim.training against hand computations, NumPy forwards and torch.optim."""
+"""sim.core.models and sim.nets.training against hand computations, NumPy forwards and torch.optim."""
 
 import dataclasses
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from sim.data import CLASSIFICATION_DATASETS, feature_matrix, make_classification
-from sim.models import MLP
-from sim.training import OVERSHOOT, ClassifierConfig, Trainer
+from sim.core.data import CLASSIFICATION_DATASETS, feature_matrix, make_classification
+from sim.core.models import MLP
+from sim.nets.training import OVERSHOOT, ClassifierConfig, Trainer
 
 def sigmoid(z):
     return 1 / (1 + np.exp(-z))

@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from sim.plots.attention import live_frame, loss_text
-from sim.attention import positional_encoding
-from sim.tasks import LETTERS, SEP, lab_task, make_task, split_tokens, utf8_bytes
-from sim.text import md
-from sim.transformer import (
+from sim.transformers.attention import positional_encoding
+from sim.transformers.tasks import LETTERS, SEP, lab_task, make_task, split_tokens, utf8_bytes
+from sim.core.text import md
+from sim.transformers.transformer import (
     IGNORE,
     POSITIONS,
     Block,

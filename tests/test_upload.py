@@ -1,9 +1,9 @@
-"""sim.upload: parsing, rescaling, every error code, and a fuzz that only UploadError escapes."""
+"""sim.core.upload: parsing, rescaling, every error code, and a fuzz that only UploadError escapes."""
 
 import numpy as np
 import pytest
 
-from sim.upload import MAX_BYTES, UploadError, parse_points_csv
+from sim.core.upload import MAX_BYTES, UploadError, parse_points_csv
 from ui.i18n import catalogue
 
 

@@ -9,7 +9,7 @@ are handed in as `LabPage`s (ui/ imports no lab): a followed change is applied t
 The class lives in a store chosen by the environment variable MLSIM_CLASS_STORE: unset or "memory" for
 the in-process store (one app process), "redis://host:port/0" for a Redis every app process shares.
 The teacher's secret exists only in the teacher's session and that tab's sessionStorage (never in a URL or
-a log): whatever a student puts in their URL, their session has no secret, so sim.classroom refuses every
+a log): whatever a student puts in their URL, their session has no secret, so server.classroom refuses every
 change they try. `keeper` (ui/classroom_keeper.js, on every run) keeps the pair {code, secret} in the
 teacher's tab, so a reload (a new session) is the teacher again, and gives every browser a random id kept
 in its localStorage, by which answers, sent settings and the rate limit count (one per browser, not per tab).
@@ -26,7 +26,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from sim import classroom as cr
+from server import classroom as cr
 from ui.i18n import t
 from ui.schema import Param, read_query, write_query
 from ui.urlstate import set_values

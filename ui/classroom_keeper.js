@@ -4,7 +4,7 @@
 // - The class this tab teaches, {code, secret}, in sessionStorage: it survives a reload of this tab (and the
 //   browser reopening the closed tab), but another tab or window of the app starts without it, so it does not
 //   become a second teacher by accident (a duplicated tab copies it: the server then gives the class to the
-//   tab that hands it back last, see sim.classroom.Classroom.resume). It is never put in a URL.
+//   tab that hands it back last, see server.classroom.Classroom.resume). It is never put in a URL.
 // Python sends {n, teacher, drop, ask}: n is its session's random nonce, teacher the pair to keep (while this
 // tab teaches), drop true once the class ended or was lost, ask true while the session is a student's. Once
 // per session (per n), if the tab keeps a pair or the session asks, this hands back {browser, class}: the id,
@@ -12,7 +12,7 @@
 // session outside any class, with nothing kept, is spared that.)
 const BROWSER = 'mlsim.browser', TEACHER = 'mlsim.class';
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';  // 64: no bias from bytes
-const ID_LEN = 22;  // sim.classroom.BROWSER_ID_LEN
+const ID_LEN = 22;  // server.classroom.BROWSER_ID_LEN
 const KEEPER = (window.__mlsimClassKeeper = window.__mlsimClassKeeper || { sent: new Set(), id: null });
 
 function read(storage, key) {

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from sim.text import md
+from sim.core.text import md
 
 LANGS = ("zh", "en")
 I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
@@ -66,7 +66,7 @@ def language(code: str | None) -> Iterator[None]:
 def t_md(key: str, **params) -> str:
     """t() for a Markdown message whose text params all come from the user (a file's cells, column names).
 
-    Every text param, and every text item of a list param, is shown literally (sim.text.md), never
+    Every text param, and every text item of a list param, is shown literally (sim.core.text.md), never
     as a link, an image or formatting. Numbers pass unchanged.
     """
     def safe(v):

@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from sim.upload import MAX_BYTES, UploadError
+from sim.core.upload import MAX_BYTES, UploadError
 from ui.i18n import t, t_md
 
 ss = st.session_state

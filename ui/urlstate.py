@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from sim.text import md
+from sim.core.text import md
 from ui import present
 from ui.i18n import lang, t
 from ui.schema import Param, check_value, read_query, write_query

@@ -1,7 +1,7 @@
 """Attention lab: the pipeline stage by stage, the notes' worked numbers, and a tiny transformer trained live."""
 import streamlit as st
 
-from sim.attention import (
+from sim.transformers.attention import (
     SHARPNESS_HEAD_DIMS,
     head_choices,
     head_indices,
@@ -15,9 +15,9 @@ from sim.attention import (
     stable_softmax_table,
 )
 from sim.plots.attention import PIPELINE_ROWS, bars_figure, pipeline_figures, sharpness_figure
-from sim.tasks import MAX_TOKENS, PRESETS, split_tokens, utf8_bytes
-from sim.text import html
-from sim.transformer import notes_ffn_text
+from sim.transformers.tasks import MAX_TOKENS, PRESETS, split_tokens, utf8_bytes
+from sim.core.text import html
+from sim.transformers.transformer import notes_ffn_text
 from ui import charts
 from ui.i18n import t
 from labs.attention.permutation import permutation_section

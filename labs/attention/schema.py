@@ -1,7 +1,7 @@
 """URL/widget schema of the attention lab: the step-by-step pipeline and the tiny transformer."""
-from sim.attention import PERMUTATIONS
-from sim.tasks import CORPORA, PRESETS, TASKS
-from sim.transformer import POSITIONS
+from sim.transformers.attention import PERMUTATIONS
+from sim.transformers.tasks import CORPORA, PRESETS, TASKS
+from sim.transformers.transformer import POSITIONS
 from ui.schema import Param
 
 MAX_HEADS = 8

@@ -4,8 +4,8 @@ import time
 import streamlit as st
 
 from sim.plots.attention import live_frame, position_figure
-from sim.tasks import CORPORA, LETTERS, lab_task
-from sim.transformer import LMTrainer, generation_report, lab_trainer
+from sim.transformers.tasks import CORPORA, LETTERS, lab_task
+from sim.transformers.transformer import LMTrainer, generation_report, lab_trainer
 from ui import charts, live_plots, live_run
 from ui.i18n import t
 from ui.player import Player

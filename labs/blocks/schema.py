@@ -1,6 +1,6 @@
 """URL/widget schema of the transformer-block lab: one group of parameters per section, each with its seed."""
-from sim.blocks import INITS, NORMS
-from sim.tasks import TASKS
+from sim.transformers.blocks import INITS, NORMS
+from sim.transformers.tasks import TASKS
 from ui.schema import Param
 
 SECTIONS = ("norm", "residual", "init", "position", "ffn", "moe", "kv")

@@ -5,13 +5,13 @@ from datetime import datetime, timezone
 import numpy as np
 import streamlit as st
 
-from sim import metrics
-from sim.export import VAL_HISTORY_COLUMNS, history_csv, weights_json
-from sim.losses import logit_gradients
+from sim.nets import metrics
+from sim.core.export import VAL_HISTORY_COLUMNS, history_csv, weights_json
+from sim.nets.losses import logit_gradients
 from sim.plots.curves import accuracy_curves, loss_curves
 from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
 from sim.plots.losses import gradient_figure
-from sim.training import Trainer, affine_formula, collapse_linear, model_notes
+from sim.nets.training import Trainer, affine_formula, collapse_linear, model_notes
 from ui import charts
 from ui.i18n import t
 from ui.player import Player

@@ -1,5 +1,5 @@
 """The URL/widget schema of each page (name, kind, default, range or choices)."""
-from sim.data import CLASSIFICATION_DATASETS, FEATURES, REGRESSION_DATASETS
+from sim.core.data import CLASSIFICATION_DATASETS, FEATURES, REGRESSION_DATASETS
 from ui.schema import Param
 
 # TensorFlow Playground's menus of learning and regularisation rates

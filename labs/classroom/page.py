@@ -1,6 +1,6 @@
 """Start a class: the class code, the LAN address and a QR code of the join link, projector-sized; then
 predict-then-reveal (the teacher poses a question, students answer, a live histogram, the reveal runs the
-experiment). Students who joined answer here. The class machinery is ui/classroom.py and sim/classroom.py."""
+experiment). Students who joined answer here. The class machinery is ui/classroom.py and server/classroom.py."""
 import html
 import io
 
@@ -9,7 +9,7 @@ import streamlit as st
 
 from labs.classroom.questions import BANK, questions
 from labs.classroom.schema import PAGE, SCHEMA
-from sim import classroom as cr
+from server import classroom as cr
 from sim.plots.palette import BLUE, INK
 from ui import classroom
 from ui.i18n import catalogue, lang, t
@@ -26,7 +26,7 @@ def tr(text: str) -> str:
 
 
 def big(text: str, size: str = "7rem") -> None:
-    """Projector-sized text (class codes are letters and digits of sim.classroom.CODE_ALPHABET only)."""
+    """Projector-sized text (class codes are letters and digits of server.classroom.CODE_ALPHABET only)."""
     st.html(f'<div data-testid="room-big" style="font-size:{size};font-weight:700;letter-spacing:0.12em;'
             f'line-height:1.1">{text}</div>')
 

@@ -1,7 +1,7 @@
 """The generalisation lab's cross-validation folds, one by one: Play / Pause / Step over sim's frames."""
 import streamlit as st
 
-from sim.generalization import CurveData, Fold
+from sim.fitting.generalization import CurveData, Fold
 from sim.plots.generalization import cv_frame
 from labs.generalization import labels
 from ui.components import in_fragment_rerun

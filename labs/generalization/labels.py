@@ -2,7 +2,7 @@
 
 A "template" here is a catalogue text with its {placeholders} left in: the frame builder fills them.
 """
-from sim.generalization import Sweep
+from sim.fitting.generalization import Sweep
 from ui.i18n import t
 
 

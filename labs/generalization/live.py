@@ -3,7 +3,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from sim.fit import FitConfig, FitTrainer
+from sim.fitting.fit import FitConfig, FitTrainer
 from ui import live_run
 from ui.i18n import t
 from ui.live_plots import show_frames

@@ -3,9 +3,9 @@ import random
 
 import streamlit as st
 
-from sim import leakage
-from sim.fit import FitConfig
-from sim.generalization import CurveData, capacity_sweep, cross_validate, curve_data, cv_summary, fit_errors, \
+from sim.fitting import leakage
+from sim.fitting.fit import FitConfig
+from sim.fitting.generalization import CurveData, capacity_sweep, cross_validate, curve_data, cv_summary, fit_errors, \
     noisy_points, odd_test_share
 from sim.plots import generalization as plots
 from labs.generalization import labels
@@ -144,7 +144,7 @@ def regularization_section(state: PageState) -> None:
     data = current_data(state.values)
     v = state.values
     widgets(state, "l2", "l1", "dropout")
-    st.latex(t("gen.reg.formula"))  # the L2 term exactly as sim.fit computes it (l2_penalty)
+    st.latex(t("gen.reg.formula"))  # the L2 term exactly as sim.fitting.fit computes it (l2_penalty)
     st.caption(t("gen.reg.convention"))
     widgets(state, "width", "lr", "speed")
     config = FitConfig(hidden=(v["width"],) * 2, lr=v["lr"], l2=v["l2"], l1=v["l1"], dropout=v["dropout"],

@@ -1,12 +1,12 @@
 """URL/widget schema of the generalisation lab."""
-from sim.generalization import MAX_DEGREE
+from sim.fitting.generalization import MAX_DEGREE
 from ui.schema import Param
 
 LEARNING_RATES = (0.001, 0.003, 0.01, 0.03)  # Adam step sizes
 L2_RATES = (0.0, 0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)  # the article's typical λ is 1e-4..1e-2
 L1_RATES = (0.0, 0.00001, 0.00003, 0.0001, 0.0003, 0.001, 0.003)
 WIDTHS = (4, 8, 16, 32, 64, 128)  # neurons in each of the two hidden layers
-NOISE_DATASETS = ("moons", "circle", "xor", "gauss")  # two-class sets of sim.data for the label-noise run
+NOISE_DATASETS = ("moons", "circle", "xor", "gauss")  # two-class sets of sim.core.data for the label-noise run
 
 PAGE = "gen"  # widget keys, i18n keys and session keys of this page start with "gen."
 SCHEMA = [

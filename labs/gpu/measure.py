@@ -9,7 +9,7 @@ from labs.gpu.measure_common import P, measure_all, run_table, scaling, show_gua
 from labs.gpu.measure_presets import fig2_preset, naive_dies
 from labs.gpu.measure_reports import reports
 from sim.gpu.report import run_config
-from sim.text import md
+from sim.core.text import md
 from ui.i18n import t
 from ui.schema import parse_value
 from ui.sidebar import cached_device

@@ -12,7 +12,7 @@ from sim.gpu.report import (arithmetic_figures, guard_summary, run_row, simulate
                             time_left)
 from sim.plots.gpu_measure import scaling_figures
 from sim.plots.shapes import human_bytes
-from sim.text import html, md
+from sim.core.text import html, md
 from ui import charts
 from ui.i18n import t
 from ui.sidebar import cached_device

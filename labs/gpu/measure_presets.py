@@ -11,7 +11,7 @@ from sim.gpu.measure import free_memory, memory_needed
 from sim.gpu.report import Report, fig2_config
 from sim.plots.gpu_measure import fig2_figure
 from sim.plots.shapes import human_bytes
-from sim.text import md
+from sim.core.text import md
 from ui import charts
 from ui.i18n import t
 from ui.sidebar import cached_device

@@ -3,11 +3,11 @@ entropy floor (or the teacher's text), and scaling laws, published and measured 
 import pandas as pd
 import streamlit as st
 
-from sim.grammar import grammar
-from sim.lm import MAX_UPLOAD_BYTES, TextError, check_text, read_text, synthetic_text
+from sim.language.grammar import grammar
+from sim.language.lm import MAX_UPLOAD_BYTES, TextError, check_text, read_text, synthetic_text
 from sim.plots.lm import token_html
-from sim.text import md
-from sim.tokenizer import BPE, byte_pieces, make_tokenizer, tokens_per_char
+from sim.core.text import md
+from sim.language.tokenizer import BPE, byte_pieces, make_tokenizer, tokens_per_char
 from ui.i18n import t, t_md
 from ui.upload import upload_box
 from ui.urlstate import PageState

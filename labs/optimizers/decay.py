@@ -2,7 +2,7 @@
 decay, on a loss whose two parameters have gradients of very different sizes."""
 import streamlit as st
 
-from sim.optimizers import decay_comparison
+from sim.optim.optimizers import decay_comparison
 from sim.plots.optimizers import decay_figure, fmt, weights_figure
 from ui import charts
 from ui.i18n import t

@@ -3,7 +3,7 @@ Muon (hidden matrix) + AdamW (the rest) against AdamW alone training the same sm
 import numpy as np
 import streamlit as st
 
-from sim.optimizers import NS_COEFFICIENTS, low_rank_matrix, ns_spectrum
+from sim.optim.optimizers import NS_COEFFICIENTS, low_rank_matrix, ns_spectrum
 from sim.plots.optimizers import fmt, loss_figure, orthogonality_figure, singular_values_figure, spread
 from ui import charts
 from ui.i18n import t
@@ -21,8 +21,8 @@ def spectrum(rows: int, cols: int, rank: int, noise: float, seed: int) -> tuple[
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def training(dataset: str, seed: int, steps: int, muon_lr: float, adam_lr: float) -> dict:
-    from sim.muon import compare  # torch: loaded only when this section trains
-    from sim.threads import configure_threads
+    from sim.optim.muon import compare  # torch: loaded only when this section trains
+    from sim.core.threads import configure_threads
 
     configure_threads()
     return compare(dataset, seed, steps, muon_lr, adam_lr)

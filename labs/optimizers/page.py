@@ -2,7 +2,7 @@
 Muon's orthogonalisation and Adam's L2 against AdamW's decoupled weight decay."""
 import streamlit as st
 
-from sim.optimizers import OPTIMIZERS, diverged_at, path, stable_lr, surface, trace
+from sim.optim.optimizers import OPTIMIZERS, diverged_at, path, stable_lr, surface, trace
 from sim.plots.optimizers import BRUSH, brushed_steps, loss_chart, losses, paths_figure, update_latex
 from ui import charts
 from ui.i18n import t

@@ -1,8 +1,8 @@
-"""The optimiser lab's live runs on a real model (sim/race.py): the race, one run per optimiser, and the schedules
+"""The optimiser lab's live runs on a real model (sim/optim/race.py): the race, one run per optimiser, and the schedules
 race, one run per learning-rate schedule; both through the live-run controller (ui.player, ui.live_run)."""
 import streamlit as st
 
-from sim.optimizers import RACERS, SCHEDULES
+from sim.optim.optimizers import RACERS, SCHEDULES
 from sim.plots.optimizers import fmt, race_frame
 from ui import live_plots, live_run
 from ui.i18n import t
@@ -29,7 +29,7 @@ def model_controls(state: PageState) -> None:
 
 
 def config(v: dict):
-    from sim.race import RaceConfig
+    from sim.optim.race import RaceConfig
 
     return RaceConfig(dataset=v["r_data"], width=v["r_width"], batch=v["r_batch"], seed=v["r_seed"],
                       weight_decay=v["r_wd"])
@@ -38,7 +38,7 @@ def config(v: dict):
 def current_player(kind: str, want: tuple, make) -> Player | None:
     """The session's run of `kind` ("race" or "sched"): player.model is its racers, new ones when `want` changed."""
     def build() -> Player:
-        from sim.threads import configure_threads
+        from sim.core.threads import configure_threads
 
         configure_threads()
         racers = make()
@@ -115,7 +115,7 @@ def race_section(state: PageState) -> None:
     want = ("race", opts, v["r_steps"], *(v[n] for n in MODEL), *(lrs[o] for o in opts), lrs["adamw"])
 
     def make():
-        from sim.race import race
+        from sim.optim.race import race
 
         return race(opts, config(v), lrs, v["r_steps"])
 
@@ -139,7 +139,7 @@ def schedules_race(state: PageState, steps: int, warmup: int, floor: float, deca
     want = ("sched", opt, lr, steps, warmup, floor, decay, *(v[n] for n in MODEL))
 
     def make():
-        from sim.race import schedule_race
+        from sim.optim.race import schedule_race
 
         return schedule_race(opt, config(v), lr, steps, warmup, floor, decay)
 

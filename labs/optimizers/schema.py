@@ -1,7 +1,7 @@
 """URL/widget schema of the optimiser lab: the race's surface, start and optimisers (each with its own learning
 rate and betas), the momentum theory's α and β, the schedules' steps, the memory section's model size, Muon's
 matrix and training comparison, and the Adam-against-AdamW problem."""
-from sim.optimizers import OPTIMIZERS, RACE_LRS, RACERS, SURFACES
+from sim.optim.optimizers import OPTIMIZERS, RACE_LRS, RACERS, SURFACES
 from ui.schema import Param
 
 LRS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 10.0)

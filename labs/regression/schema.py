@@ -1,6 +1,6 @@
 """URL/widget schema of the regression lab."""
-from sim.regression import LOSSES
-from sim.regression_data import DATASETS
+from sim.fitting.regression import LOSSES
+from sim.fitting.regression_data import DATASETS
 from ui.schema import Param
 
 LEARNING_RATES = (0.0001, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.5, 1.0, 3.0, 10.0, 100.0)

@@ -1,5 +1,5 @@
 """URL/widget schema of the tensor shape chain lab: the model's sizes, named as ShapeConfig's fields."""
-from sim.shapes import DTYPES, ShapeConfig
+from sim.transformers.shapes import DTYPES, ShapeConfig
 from ui.schema import Param
 
 D = ShapeConfig()  # the defaults are the course notes' example

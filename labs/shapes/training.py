@@ -2,7 +2,7 @@
 import streamlit as st
 
 from sim.plots.shapes import gigabytes, human_bytes
-from sim.shapes import ARTICLE_70B, bytes_per_param, training_memory
+from sim.transformers.shapes import ARTICLE_70B, bytes_per_param, training_memory
 from ui.i18n import t
 
 PARTS = ("weights", "grads", "master", "adam_m", "adam_v", "total")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.errors import CodedError
+from sim.core.errors import CodedError
 
 ALGOS = ("naive", "tiled")
 ERROR_CODES = ("sram_too_small", "not_positive", "unknown_algo")

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.errors import CodedError
+from sim.core.errors import CodedError
 from sim.gpu.bench import PRESETS
 from sim.gpu.measure import COUNTER_REASONS, DTYPE_BYTES, ERROR_PARAMS, IMPLS, UNAVAILABLE_REASONS, WORK_KINDS
 from sim.gpu.memsim import MemsimError, attention_io, block_sizes

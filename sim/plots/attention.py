@@ -138,7 +138,7 @@ def _shape(*dims: int) -> str:
 
 def pipeline_figures(stages: dict[str, np.ndarray | None], tokens: Sequence[str], heads: Sequence[int], labels: dict,
                      numbers: bool) -> dict[str, go.Figure]:
-    """One figure per stage of a sim.attention.Pipeline (its arrays()), for the chosen heads (indices); numbers in
+    """One figure per stage of a sim.transformers.attention.Pipeline (its arrays()), for the chosen heads (indices); numbers in
     the cells when asked for and the sequence has at most ANNOTATE_MAX_TOKENS tokens.
 
     labels: a title template per stage ("x", "q", "k", "v", "raw", "scaled", "masked", "weights", "heads_out",
@@ -202,7 +202,7 @@ def loss_text(loss: float | None) -> str:
 
 
 def live_frame(kind: str, runs: Sequence, labels: dict) -> dict:
-    """One frame of the lab's live view of its runs (sim.transformer.RunView): for "train" (one run) its loss curve
+    """One frame of the lab's live view of its runs (sim.transformers.transformer.RunView): for "train" (one run) its loss curve
     and every layer's and head's attention map; for "compare" (causal, then open) both loss curves on one scale
     with the task's floor, and each run's first-layer maps.
 

@@ -111,7 +111,7 @@ def score_figure(scores: np.ndarray, title: str, labels: dict) -> go.Figure:
 
 def position_figures(results: Sequence, labels: dict) -> tuple[go.Figure, go.Figure]:
     """The attention of one test sequence per encoding (the trained length marked), and accuracy per position.
-    results: sim.blocks.PositionResult; labels: "pos.<name>", "key_pos", "query_pos", "accuracy", "trained"."""
+    results: sim.transformers.blocks.PositionResult; labels: "pos.<name>", "key_pos", "query_pos", "accuracy", "trained"."""
     n = len(results)
     heat = make_subplots(rows=1, cols=n, subplot_titles=[labels[f"pos.{r.pos}"] for r in results],
                          horizontal_spacing=0.05)

@@ -7,7 +7,7 @@ Also holds the compact layout the other metric figures share.
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from sim.history import decimate
+from sim.core.history import decimate
 from sim.plots.palette import BLUE, GUIDE, ORANGE
 
 TRAIN_COLOR = ORANGE  # TensorFlow Playground's colours

@@ -14,11 +14,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from sim.data import DOMAIN
-from sim.generalization import GRID, NOISE_CELLS, CurveData, FitErrors, Fold, NoisyPoints, Sweep, cv_summary, \
+from sim.core.data import DOMAIN
+from sim.fitting.generalization import GRID, NOISE_CELLS, CurveData, FitErrors, Fold, NoisyPoints, Sweep, cv_summary, \
     true_curve
-from sim.history import decimate
-from sim.leakage import Leak
+from sim.core.history import decimate
+from sim.fitting.leakage import Leak
 from sim.plots.curves import GUIDE_COLOR, TEST_COLOR, TRAIN_COLOR, compact_layout
 from sim.plots.palette import BLUE, INK, NEUTRAL, ORANGE, PURPLE, RED, tint
 from sim.plots.panels import series, xy_panel
@@ -323,7 +323,7 @@ def timeline_figure(example: dict, labels: dict, days: int = 420) -> go.Figure:
 
 # ---------- the page's views ----------
 class Run(Protocol):
-    """What a live frame reads of a run (sim.fit.FitTrainer; read under the run's lock)."""
+    """What a live frame reads of a run (sim.fitting.fit.FitTrainer; read under the run's lock)."""
 
     epoch: int
     best_epoch: int

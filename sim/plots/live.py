@@ -9,7 +9,7 @@ import base64
 
 import numpy as np
 
-from sim.history import decimate
+from sim.core.history import decimate
 from sim.plots.palette import BLUE, ORANGE
 from sim.plots.panels import series, xy_panel
 

@@ -382,7 +382,7 @@ def spread(sv: np.ndarray) -> np.ndarray:
 
 
 def race_frame(views: list[dict], names: dict[str, str], labels: dict, scheduled: bool = False) -> dict:
-    """One frame of the live race (sim.race.Racer.view of each racer): the whole-set losses overlaid (from 0 to the
+    """One frame of the live race (sim.optim.race.Racer.view of each racer): the whole-set losses overlaid (from 0 to the
     loss at step 0), and beside them the median wall-clock per step of each racer or, for the schedules race
     (`scheduled`), the learning rate each run used. names: racer label -> shown name; colours by optimiser (schedules: by schedule).
     labels: step, loss, ms, lr, loss_title, ms_title, lr_title, caption ({step}), racer ({name} {loss} {ms})."""

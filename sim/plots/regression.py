@@ -7,11 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from sim import regression as reg
+from sim.fitting import regression as reg
 from sim.plots.curves import TEST_COLOR, TRAIN_COLOR, WHITE, compact_layout
 from sim.plots.palette import GREEN, GUIDE, RED
 from sim.plots.panels import series, xy_panel
-from sim.regression_data import RegressionData, truth
+from sim.fitting.regression_data import RegressionData, truth
 
 DATA_COLOR = TEST_COLOR
 FIT_COLOR = TRAIN_COLOR

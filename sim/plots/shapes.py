@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from sim.plots.curves import WHITE
 from sim.plots.palette import ALARM, BLUE, GOOD, GUIDE, INK, NEUTRAL, ORANGE, rgba, tint
-from sim.shapes import LAYOUT_OPS, ShapeStep
+from sim.transformers.shapes import LAYOUT_OPS, ShapeStep
 
 ROW_PX = 40  # one depth level; lanes share the width the page gives
 BOX_W, BOX_H = 0.9, 0.72  # node box in lane / row units

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 HISTORY_COLUMNS = ("epoch", "train_loss", "test_loss", "train_acc", "test_acc")
-# the classification lab's runs are monitored on their validation set (sim.training.HISTORY_KEYS)
+# the classification lab's runs are monitored on their validation set (sim.nets.training.HISTORY_KEYS)
 VAL_HISTORY_COLUMNS = ("epoch", "train_loss", "val_loss", "train_acc", "val_acc")
 
 

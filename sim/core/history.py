@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+DIVERGED = 1e6  # a loss or |parameter| above this counts as divergence, like a non-finite one (2-D nets, fits)
 PLOT_POINTS = 600  # the most points of a plotted history (a chart is a few hundred pixels wide)
 # A stored history longer than CAP records is compacted: its first HEAD records (where the loss falls
 # fastest) and its last RECENT ones (what divergence checks and live captions read) stay as they are,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
-from sim.transformer import IGNORE
+from sim.transformers.transformer import IGNORE
 
 TASKS = ("copy", "reverse", "sort", "repeat", "text")
 LETTERS = "abcdefgh"  # the alphabet of the generated tasks: small, so a tiny model learns them in seconds

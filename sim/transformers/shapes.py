@@ -20,7 +20,7 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from sim.errors import CodedError
+from sim.core.errors import CodedError
 
 ERROR_CODES = ("not_positive", "heads_divide", "kv_heads_divide")
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -329,7 +329,7 @@ def check_kv_heads(c: ShapeConfig) -> None:
 
 def build_model(c: ShapeConfig, device: str = "meta") -> nn.Module:
     """The lab's real TinyTransformer with these sizes; on "meta" it holds no data at any size."""
-    from sim.transformer import TinyTransformer, TransformerConfig
+    from sim.transformers.transformer import TinyTransformer, TransformerConfig
 
     check_model(c)
     config = TransformerConfig(vocab_size=c.vocab_size, block_size=c.seq_len, n_layer=c.n_layer, n_head=c.n_head,

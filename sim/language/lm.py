@@ -1,7 +1,7 @@
 """The language-model lab's engine: a text tokenised into a training task, the tiny GPT's run with its validation
 loss, sampling (temperature, top-k, top-p), per-token losses, and the scaling sweep of tiny models.
 
-The model and its trainer are the attention lab's (sim.transformer.TinyTransformer, LMTrainer).
+The model and its trainer are the attention lab's (sim.transformers.transformer.TinyTransformer, LMTrainer).
 """
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
-from sim.errors import CodedError
-from sim.grammar import grammar
-from sim.history import decimate
-from sim.tokenizer import make_tokenizer
-from sim.transformer import LMTrainer, TransformerConfig
+from sim.core.errors import CodedError
+from sim.language.grammar import grammar
+from sim.core.history import decimate
+from sim.language.tokenizer import make_tokenizer
+from sim.transformers.transformer import LMTrainer, TransformerConfig
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 MIN_TEXT_CHARS = 200
@@ -90,7 +90,7 @@ def sample_token(logits: torch.Tensor, temperature: float, top_k: int, top_p: fl
 class TokenTask:
     """Windows of `length` tokens of a tokenised text (90 % train, the rest validation) for LMTrainer."""
 
-    tokenizer: object  # sim.tokenizer.BPE or CharTokenizer
+    tokenizer: object  # sim.language.tokenizer.BPE or CharTokenizer
     train_ids: torch.Tensor
     val_ids: torch.Tensor
     length: int  # tokens the model reads
@@ -265,7 +265,7 @@ class SweepRun:
     curve: tuple[tuple[int, float], ...]  # (tokens seen, validation loss) along the run
 
 
-SWEEPS_DIR = Path(__file__).resolve().parents[1] / "assets" / "measurements" / "lm"  # the bundled sweeps
+SWEEPS_DIR = Path(__file__).resolve().parents[2] / "assets" / "measurements" / "lm"  # the bundled sweeps
 SWEEP_CONTEXT = 16  # characters the sweep's models read
 SWEEP_VAL_WINDOWS = 128  # a sweep's validation loss: more windows than the live view's, as it is measured 8 times a run
 SWEEP_WIDTHS = (4, 8, 16, 32, 64, 128, 192)  # 2 layers: about 7·10² to 9·10⁵ parameters

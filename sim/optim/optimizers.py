@@ -12,7 +12,7 @@ eigenvalues are complex (the path spirals) for β above the critical damping (1 
 
 A step's arithmetic is done on Python floats, two coordinates at a time: for a 2-vector that is several
 times faster than NumPy's per-call overhead (8 optimisers × 500 steps cost a few milliseconds).
-NumPy only; no torch (the Muon training comparison, with torch, is sim/muon.py).
+NumPy only; no torch (the Muon training comparison, with torch, is sim/optim/muon.py).
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ STATE_BYTES: dict[str, int] = {"sgd": 0, "momentum": 4, "nesterov": 4, "adagrad"
 
 SCHEDULES = ("constant", "step", "cosine", "wsd")
 
-# the race on a real model (sim/race.py, torch): its optimisers, and learning rates with which each trains the
+# the race on a real model (sim/optim/race.py, torch): its optimisers, and learning rates with which each trains the
 # default MLP on the spiral in a few thousand steps (Muon's is for the hidden matrix; AdamW's for the rest)
 RACERS = ("sgd", "momentum", "adam", "adamw", "lion", "muon")
 RACE_LRS = {"sgd": 0.5, "momentum": 0.1, "adam": 0.05, "adamw": 0.05, "lion": 0.005, "muon": 0.05}

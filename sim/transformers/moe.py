@@ -11,8 +11,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sim.history import LossCurve, bound
-from sim.models import linear
+from sim.core.history import LossCurve, bound
+from sim.core.models import linear
 
 MODES = ("none", "aux", "bias")  # no balancing (α = 0), the auxiliary loss (α > 0), the expert bias (γ)
 
@@ -178,7 +178,7 @@ class MoETrainer(LossCurve):
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr, fused=True)
         self.steps, self.diverged = 0, False
         # per step: "loss", "dropped" (share of assignments over capacity) and "load" ((E,) each expert's share of
-        # the assignments); bounded as runs get long (sim.history.bound keeps the head, the recent and the spikes)
+        # the assignments); bounded as runs get long (sim.core.history.bound keeps the head, the recent and the spikes)
         self.history: list[dict] = []
         self.by_cluster = np.zeros((c.n_clusters, c.n_experts))  # the last batch: tokens of cluster → expert
 

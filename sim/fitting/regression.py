@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sim.history import kept_after_compaction
+from sim.core.history import kept_after_compaction
 
-if TYPE_CHECKING:  # sim.regression_data imports this module
-    from sim.regression_data import RegressionData
+if TYPE_CHECKING:  # sim.fitting.regression_data imports this module
+    from sim.fitting.regression_data import RegressionData
 
 LOSSES = ("mse", "huber", "mae")
 COND_LIMIT = 1e8  # above this condition number a solve in float64 keeps less than half its digits
@@ -361,7 +361,7 @@ class GDRun:
         self.w, self.b = np.zeros(self.X.shape[1]), 0.0
         self.epoch = 0
         self.start_loss = self.loss()
-        # loss and (w…, b) after each epoch of self.epochs, [0] at the start; bounded: past sim.history.CAP
+        # loss and (w…, b) after each epoch of self.epochs, [0] at the start; bounded: past sim.core.history.CAP
         # entries the middle is thinned (min–max on the loss), the first and the latest epochs stay in full
         self.history = [self.start_loss]
         self.path = [np.append(self.w, self.b)]

@@ -9,10 +9,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sim.attention import MultiHeadAttention, fmt, positional_encoding
-from sim.history import LossCurve
-from sim.models import Dropout, embedding, linear
-from sim.text import md
+from sim.transformers.attention import MultiHeadAttention, fmt, positional_encoding
+from sim.core.history import LossCurve
+from sim.core.models import Dropout, embedding, linear
+from sim.core.text import md
 
 IGNORE = -100  # targets that are not scored (cross_entropy's ignore_index)
 ACTIVATIONS = {"gelu": nn.GELU, "relu": nn.ReLU}
@@ -67,7 +67,7 @@ class TinyTransformer(nn.Module):
     """Token embeddings + position encoding, n_layer blocks, final norm, and a head giving next-token logits.
 
     The position encoding is a learned embedding table (config.pos "learned") or the original Transformer's fixed
-    sinusoidal table (sim.attention.positional_encoding; "sinusoidal", nothing to train). Every random number
+    sinusoidal table (sim.transformers.attention.positional_encoding; "sinusoidal", nothing to train). Every random number
     (initial weights, then dropout masks) comes from `generator`, drawn in the order the modules are built; None
     draws from torch's global RNG.
     """
@@ -122,7 +122,7 @@ class TinyTransformer(nn.Module):
 
 
 class LMTrainer(LossCurve):
-    """Trains a TinyTransformer on a task (sim.tasks.Task) a few steps at a time; records the loss of every step."""
+    """Trains a TinyTransformer on a task (sim.transformers.tasks.Task) a few steps at a time; records the loss of every step."""
 
     def __init__(self, config: TransformerConfig, task, lr: float = 3e-3, batch_size: int = 32, seed: int = 0):
         self.config, self.task, self.batch_size, self.lr = config, task, batch_size, lr
@@ -132,7 +132,7 @@ class LMTrainer(LossCurve):
         # fused: one kernel per step for all parameters, which saves a sixth of a tiny model's step time
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr, fused=True)
         self.steps = 0
-        self.history: list[dict] = []  # {"step": int, "loss": float} per optimizer step (bounded: sim.history)
+        self.history: list[dict] = []  # {"step": int, "loss": float} per optimizer step (bounded: sim.core.history)
         self.diverged = False
 
     def step(self, n: int = 1) -> None:

@@ -11,11 +11,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sim.attention import positional_encoding
-from sim.history import LossCurve
-from sim.models import embedding, linear
-from sim.shapes import kv_cache_bytes
-from sim.transformer import IGNORE, FeedForward
+from sim.transformers.attention import positional_encoding
+from sim.core.history import LossCurve
+from sim.core.models import embedding, linear
+from sim.transformers.shapes import kv_cache_bytes
+from sim.transformers.transformer import IGNORE, FeedForward
 
 # ---------- normalisation ----------
 NORMS = ("batch", "layer", "rms")

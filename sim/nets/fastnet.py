@@ -1,6 +1,6 @@
 """The classification lab's MLP as compiled loops: whole epochs in one call that releases the GIL.
 
-Same mathematics as sim.training.Trainer with sim.models.MLP (Dense layers x @ W + b with W stored
+Same mathematics as sim.nets.training.Trainer with sim.core.models.MLP (Dense layers x @ W + b with W stored
 (in, out), activation then inverted dropout after each hidden layer, a linear output layer; the five
 data losses; the L1/L2 penalty on weights only; torch's SGD, momentum, Adam and AdamW updates; the
 per-epoch evaluation and divergence rules), in float64, as loops compiled by numba. The nets are tiny
@@ -31,10 +31,11 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from sim.core.history import DIVERGED
+
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
 KINDS = ("regression", "binary", "softmax")  # 1 value (MSE); 1 logit (sigmoid); k logits (softmax)
 OPTIMIZERS = ("sgd", "momentum", "adam", "adamw")
-DIVERGED = 1e6  # a loss or |parameter| above this counts as divergence, like a non-finite one
 # overshoot: the mean training loss of the last OVERSHOOT_WINDOW epochs above OVERSHOOT × baseline
 OVERSHOOT, OVERSHOOT_WINDOW = 2.0, 10
 DIVERGENCES = (None, "blowup", "overshoot")  # by the status code a training call returns

@@ -4,7 +4,7 @@ The curve data is one period of a sine on [-3, 3], shifted off centre by PHASE, 
 a polynomial of middle degree fits it, a line under-fits it and a high degree chases its noise. (The
 regression lab's sine is centred, an odd function: there every even power adds a parameter and no
 fit, so degree 2 is worse than degree 1 on average, and the capacity sweep climbs in steps of two.)
-Polynomials are fitted by sim.regression's least squares on features standardised on the training
+Polynomials are fitted by sim.fitting.regression's least squares on features standardised on the training
 x only (the powers of raw x up to x^20 would be too ill-conditioned to solve).
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.data import DOMAIN, make_classification, split
-from sim.regression import feature_map, least_squares
+from sim.core.data import DOMAIN, make_classification, split
+from sim.fitting.regression import feature_map, least_squares
 
 X_RANGE = (-3.0, 3.0)  # where the curve data's x lie
 AMPLITUDE, PHASE = 2.0, 0.7  # the true curve 2·sin(πx/3 + 0.7): odd and even powers both help it
@@ -26,7 +26,7 @@ TEST_SHARES = (0.1, 0.2)  # the notes' range for the test share (what train and 
 SWEEP_DRAWS = 30  # data sets the capacity sweep averages: this one and 29 more drawn the same way
 SWEEP_FLOOR = 1e-30  # errors are averaged on a log scale; an interpolating fit's ~0 counts as this
 NOISE_POINTS, NOISE_GRID = 300, 25  # label-noise run: points (half train, half validation), boundary cells a side
-# sim.data's noise only jitters the moons; for circle and xor it would flip labels, which is flip_labels' own job
+# sim.core.data's noise only jitters the moons; for circle and xor it would flip labels, which is flip_labels' own job
 SPREAD = {"moons": 0.15}
 
 
@@ -242,7 +242,7 @@ def cv_summary(folds: list[Fold]) -> tuple[float, float]:
 
 
 def plane_grid(resolution: int) -> np.ndarray:
-    """Points (resolution², 2) of an even grid over sim.data's plane [-6, 6]², where a boundary is drawn."""
+    """Points (resolution², 2) of an even grid over sim.core.data's plane [-6, 6]², where a boundary is drawn."""
     axis = np.linspace(-DOMAIN, DOMAIN, resolution)
     gx, gy = np.meshgrid(axis, axis)
     return np.column_stack([gx.ravel(), gy.ravel()])
@@ -276,7 +276,7 @@ class NoisyPoints:
 
 
 def noisy_points(dataset: str, flip: float, seed: int, n: int = NOISE_POINTS) -> NoisyPoints:
-    """n two-class points of sim.data: half to train (a share `flip` of their labels flipped), half to validate."""
+    """n two-class points of sim.core.data: half to train (a share `flip` of their labels flipped), half to validate."""
     X, y = make_classification(dataset, n, SPREAD.get(dataset, 0.0), seed)
     tr, va = split(n, 0.5, seed)
     y_noisy, flipped = flip_labels(y[tr], flip, seed)

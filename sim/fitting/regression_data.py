@@ -2,7 +2,7 @@
 
 Every set has a natural unit ("scale") in which its noise and outlier sizes are given, so a noise of
 0.3 looks alike on a line in [−3, 3] and on house prices in units of 10,000 yuan.
-Uploads reuse sim/upload.py's reading and checks; their errors are UploadError(code, params).
+Uploads reuse sim/core/upload.py's reading and checks; their errors are UploadError(code, params).
 """
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.regression import least_squares, robust_spread
-from sim.upload import UploadError, data_rows, numbers, pick_columns, read_table
+from sim.fitting.regression import least_squares, robust_spread
+from sim.core.upload import UploadError, data_rows, numbers, pick_columns, read_table
 
 DATASETS = ("linear", "quadratic", "sine", "area_price", "study_score", "temperature")
 # the course notes' worked example: inputs (n, 1), targets and the learning rate of its one written-out update
@@ -103,7 +103,7 @@ def parse_regression_csv(raw: bytes) -> RegressionData:
     """A CSV with a header: one input and a target, or two inputs and a target (the temperature shape).
 
     The target is the column named label, y, class or target, else the last one. Values keep their
-    units. Raises UploadError (codes as in sim/upload.py).
+    units. Raises UploadError (codes as in sim/core/upload.py).
     """
     header, rows = read_table(raw)
     target, inputs = pick_columns(header, 1, 2)

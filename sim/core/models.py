@@ -17,7 +17,7 @@ ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
 @torch.no_grad()
 def linear(n_in: int, n_out: int, bias: bool = True, generator: torch.Generator | None = None) -> nn.Linear:
     """nn.Linear with torch's default initialisation drawn from `generator`: W and b ~ U(-1/√n_in, 1/√n_in)."""
-    # built without drawing anything, on the current default device (sim.shapes builds models on "meta")
+    # built without drawing anything, on the current default device (sim.transformers.shapes builds models on "meta")
     layer = skip_init(nn.Linear, n_in, n_out, bias=bias, device=torch.get_default_device())
     # the calls of nn.Linear.reset_parameters, with the generator passed on
     nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=generator)
@@ -51,7 +51,7 @@ class Dropout(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.training and self.p > 0:
             return dropout(x, self.p, self.generator)
-        return F.dropout(x, self.p, training=False)  # x itself, still a "dropout" step in sim.shapes' traced chain
+        return F.dropout(x, self.p, training=False)  # x itself, still a "dropout" step in sim.transformers.shapes' traced chain
 
 
 class Dense(nn.Module):

@@ -3,7 +3,7 @@ full-batch twice. Run "adamw": torch.optim.AdamW on every parameter. Run "muon":
 hidden H × H weight matrix (Muon only takes 2-D parameters) and AdamW on the biases and on the input and output
 layers, the mixed set-up that Muon is used with in practice (the boundary layers stay on AdamW).
 
-Deterministic for a seed: the data come from sim.data, the initial weights from a torch.Generator of their own
+Deterministic for a seed: the data come from sim.core.data, the initial weights from a torch.Generator of their own
 (the global RNG is not touched), and every op runs on the CPU in float32.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from sim.data import make_classification, n_classes
+from sim.core.data import make_classification, n_classes
 
 HIDDEN = 32
 POINTS = 200

@@ -16,9 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch.optim.adam import adam
 
-from sim.history import bound
-from sim.models import ACTIVATIONS, MLP
-from sim.fastnet import DIVERGED
+from sim.core.history import DIVERGED, bound
+from sim.core.models import ACTIVATIONS, MLP
 
 TASKS = ("regression", "binary")
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8  # Adam's defaults
@@ -30,7 +29,7 @@ class FitConfig:
 
     task: str = "regression"  # "regression" (squared error) or "binary" (one logit, sigmoid cross-entropy)
     hidden: tuple[int, ...] = (64, 64)  # neurons per hidden layer
-    activation: str = "tanh"  # a name in sim.models.ACTIVATIONS
+    activation: str = "tanh"  # a name in sim.core.models.ACTIVATIONS
     lr: float = 0.01  # Adam's step size
     l2: float = 0.0  # λ of the penalty λ·Σw² added to the loss (weights only, never biases)
     l1: float = 0.0  # λ of the penalty λ·Σ|w|, applied by a proximal step so weights can become exactly 0
@@ -71,7 +70,7 @@ def _finite(record: dict) -> bool:
 class FitTrainer:
     """The run: step(n) trains n epochs; history holds one record per epoch (epoch 0 is the start).
 
-    The history is bounded (sim.history.bound): a run past CAP epochs keeps its first and its latest
+    The history is bounded (sim.core.history.bound): a run past CAP epochs keeps its first and its latest
     epochs in full and the middle min–max thinned.
     """
 
@@ -81,7 +80,7 @@ class FitTrainer:
         self.n_train = len(X_train)
         X_train = np.asarray(X_train, dtype=np.float64).reshape(self.n_train, -1)
         # inputs standardised with the training points' mean and std only: the validation points must
-        # not shape the model in any way (see sim/leakage.py for what goes wrong otherwise)
+        # not shape the model in any way (see sim/fitting/leakage.py for what goes wrong otherwise)
         self._mean, std = X_train.mean(axis=0), X_train.std(axis=0)
         self._std = np.where(std > 0, std, 1.0)
         x = self._scale(np.concatenate([X_train, np.asarray(X_val, dtype=np.float64).reshape(len(X_val), -1)]))

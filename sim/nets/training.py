@@ -1,6 +1,6 @@
 """Stepwise trainer of the classification lab: step(n) advances, history records, divergence stops it.
 
-The network and its optimizer are sim.fastnet's compiled loops: the page trains live between frames
+The network and its optimizer are sim.nets.fastnet's compiled loops: the page trains live between frames
 and a classroom trains 20-40 of these at once on one server, so an epoch of the default config (25
 mini-batches of 10 points) costs ~30 µs there, against ~6 ms of per-op overhead in eager PyTorch,
 and the compiled call releases the GIL, so the sessions' threads train on every core.
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim import metrics
-from sim.data import (
+from sim.nets import metrics
+from sim.core.data import (
     CLASSIFICATION_DATASETS,
     DOMAIN,
     FEATURES,
@@ -22,8 +22,8 @@ from sim.data import (
     make_regression,
     split3,
 )
-from sim.fastnet import ACTIVATIONS, OPTIMIZERS, OVERSHOOT, OVERSHOOT_WINDOW, FastNet, constant_guess_loss, regularizer
-from sim.history import bound
+from sim.nets.fastnet import ACTIVATIONS, OPTIMIZERS, OVERSHOOT, OVERSHOOT_WINDOW, FastNet, constant_guess_loss, regularizer
+from sim.core.history import bound
 
 PROBLEMS = ("classification", "regression")
 REGULARIZATIONS = ("none", "l1", "l2")
@@ -99,7 +99,7 @@ def _grid_points(resolution: int) -> np.ndarray:
 class Trainer:
     """An MLP trained on 2-D points some epochs at a time, with a loss/accuracy history.
 
-    Divergence (sim.fastnet's rules): "blowup", a non-finite or > 1e6 loss or weight, restores the state
+    Divergence (sim.nets.fastnet's rules): "blowup", a non-finite or > 1e6 loss or weight, restores the state
     before that epoch; "overshoot", the training loss over the last 10 epochs above twice the loss of the
     best constant guess (baseline_loss), keeps the weights. Either stops the run for good.
     """
@@ -122,7 +122,7 @@ class Trainer:
         self.test_evaluation: dict | None = None  # the last evaluate_test() result
         # columns of predict_proba: k classes (2 for binary), or the single predicted value
         self.n_classes = 1 if regression else max(2, int(y.max()) + 1)
-        # one record per epoch, bounded: past sim.history.CAP records the middle is thinned (min–max),
+        # one record per epoch, bounded: past sim.core.history.CAP records the middle is thinned (min–max),
         # the first and the most recent epochs stay in full
         self.history: list[dict] = []
         # binary: one logit, sigmoid + BCE; k > 2 classes: k logits, softmax + CE; regression: linear output
@@ -267,7 +267,7 @@ def affine_formula(w: np.ndarray, b: float, names: list[str]) -> str:
 
 
 def warm_up() -> None:
-    """Compile sim.fastnet's kernels (or load them from numba's cache) by training a tiny run once.
+    """Compile sim.nets.fastnet's kernels (or load them from numba's cache) by training a tiny run once.
 
     The first compile on a machine takes ~20 s of CPU: the app starts this on a thread of its own at
     start-up, so the first student to press Play does not wait for it.

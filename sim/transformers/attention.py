@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from sim.models import linear
+from sim.core.models import linear
 
 
 def causal_mask(T: int) -> torch.Tensor:

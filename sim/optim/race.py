@@ -1,5 +1,5 @@
 """The optimiser race on a real model: the same tanh MLP 2 → width → width → k, the same initial weights and the
-same mini-batches of a classification data set (sim.data), trained once per optimiser, a few steps at a time.
+same mini-batches of a classification data set (sim.core.data), trained once per optimiser, a few steps at a time.
 
 Each racer is one run: SGD, heavy-ball momentum (torch.optim.SGD), Adam, AdamW (torch.optim), Lion (the published
 rule, the Lion class below) or Muon (torch.optim.Muon on the hidden width × width matrix, the only 2-D weight
@@ -7,7 +7,7 @@ that is neither the input nor the output layer, and AdamW on the rest). While it
 wall-clock of each step (forward, backward and update; the update alone too) and holds the loss of the whole
 training set after each step (a loss above DIVERGED times its start, or not finite, ends the racer); `state_bytes` counts the bytes its optimisers' state tensors hold.
 
-A racer can follow a learning-rate schedule (sim.optimizers.schedule, as a factor of its learning rates per
+A racer can follow a learning-rate schedule (sim.optim.optimizers.schedule, as a factor of its learning rates per
 step): the schedules section trains one racer per schedule. A loss that is no longer finite ends that racer
 (`diverged`); the others go on. Everything runs on the CPU in float32 (float64 if asked, for the tests), with its
 own generators (the global RNG is not touched).
@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from sim.data import make_classification, n_classes
-from sim.history import CAP, kept_after_compaction, minmax_indices
-from sim.muon import init_mlp, mlp_loss
-from sim.optimizers import RACE_LRS, RACERS, SCHEDULES, schedule, schedule_args
+from sim.core.data import make_classification, n_classes
+from sim.core.history import CAP, kept_after_compaction, minmax_indices
+from sim.optim.muon import init_mlp, mlp_loss
+from sim.optim.optimizers import RACE_LRS, RACERS, SCHEDULES, schedule, schedule_args
 
 MOMENTUM = 0.9  # heavy ball's β
 BETAS = (0.9, 0.999)  # Adam's and AdamW's
@@ -45,7 +45,7 @@ TIMED = 50  # the wall-clock figures are medians of the last TIMED steps (robust
 class RaceConfig:
     """What every racer of one race shares."""
 
-    dataset: str = "spiral"  # a name in sim.data.CLASSIFICATION_DATASETS
+    dataset: str = "spiral"  # a name in sim.core.data.CLASSIFICATION_DATASETS
     width: int = 32  # neurons of each of the two hidden layers
     batch: int = 32  # points per step, drawn at random; ≥ POINTS: the whole set (full batch)
     seed: int = 0  # the data, the initial weights and the batches
@@ -137,7 +137,7 @@ class Racer:
         self.steps = 0
         self.start_loss = self.full_loss()
         # columns of the history, NaN for no value: the whole-set loss after each step, the median ms per step so far
-        # (TIMED), the learning rate used; compacted as sim.history does once longer than its CAP
+        # (TIMED), the learning rate used; compacted as sim.core.history does once longer than its CAP
         self.columns: dict[str, list[float]] = {"step": [0], "loss": [self.start_loss], "ms": [math.nan],
                                                 "lr": [math.nan]}
         self.step_s: deque[float] = deque(maxlen=TIMED)  # wall-clock of whole steps
@@ -266,6 +266,6 @@ def schedule_race(optimizer: str, config: RaceConfig, lr: float, steps: int, war
                   decay: float) -> list[Racer]:
     """One racer per schedule in SCHEDULES, all with `optimizer` at peak learning rate `lr` for `steps` steps;
     warmup, floor (a share of the peak) and decay (WSD: the share of steps before the decay) as the schedules
-    section's curves (sim.optimizers.schedule)."""
+    section's curves (sim.optim.optimizers.schedule)."""
     args = schedule_args(steps, warmup, floor, decay)
     return [Racer(optimizer, config, lr, schedule(s, steps, 1.0, **args[s]), label=s, rest_lr=lr) for s in SCHEDULES]

@@ -20,7 +20,7 @@ from typing import Literal
 
 import numpy as np
 
-from sim.errors import CodedError
+from sim.core.errors import CodedError
 
 MAX_BYTES = 2 * 1024 * 1024
 MIN_ROWS = 10

@@ -1,0 +1,1 @@
+"""Regression and generalisation labs: least squares and gradient descent, splits, cross-validation, leakage, fitting curves."""
