@@ -3,14 +3,13 @@ Muon (hidden matrix) + AdamW (the rest) against AdamW alone training the same sm
 import numpy as np
 import streamlit as st
 
-from sim.optim.optimizers import NS_COEFFICIENTS, low_rank_matrix, ns_spectrum
+from sim.optim.optimizers import NS_COEFFICIENTS, NS_STEPS, low_rank_matrix, ns_spectrum
 from sim.plots.optimizers import fmt, loss_figure, orthogonality_figure, singular_values_figure, spread
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
 
 ss = st.session_state
-NS_STEPS = 5
 TRAINED = "_opt.mu_trained"  # this session pressed "train" once: later setting changes retrain (cached)
 
 

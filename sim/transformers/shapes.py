@@ -408,6 +408,12 @@ def param_counts(c: ShapeConfig) -> dict[str, int]:
     return counts
 
 
+def hidden_matrix_params(c: ShapeConfig) -> int:
+    """Parameters in the blocks' 2-D weight matrices, Q, K, V, O (C·C each) and the FFN's two (C·d_ff each): the
+    ones Muon takes. The embeddings, the output head, the biases and the norms' gains stay on AdamW."""
+    return c.n_layer * (4 * c.d_model * c.d_model + 2 * c.d_model * c.d_ff)
+
+
 @dataclass(frozen=True)
 class FlopsSplit:
     """One forward pass's FLOPs in the parts a formula gives, and what the trace adds on top."""
