@@ -138,3 +138,12 @@ def test_the_memory_section_shows_muons_mix():
     mix = at.dataframe[1].value
     assert mix.iloc[:, 2].tolist() == ["84.1%", "68.3%"] and mix.iloc[:, 3].tolist() == ["4.64", "5.27"]
     np.testing.assert_allclose(float(mix.iloc[0, 3]), muon_state_bytes(1024, 1218), atol=0.005)
+
+
+@pytest.mark.parametrize("lang,size", [("en", "70 billion parameters"), ("zh", "700 亿参数")])
+def test_the_article_table_writes_billions_of_parameters_in_words(lang, size):
+    """B beside a count of parameters would read as bytes in a table of bytes: the count is written in words."""
+    at = open_lab(PAGE, lang, section="memory")
+    assert any(size in s.value for s in at.subheader)
+    cat = catalogue(lang)
+    assert "70 B" not in cat["opt.mem.col.said"] and "算法" not in cat["opt.mem.col.article"]

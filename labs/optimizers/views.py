@@ -13,7 +13,7 @@ from sim.plots.shapes import human_count
 from sim.transformers.shapes import (ARTICLE_70B, PRESETS, TRAINING_STATE, bytes_per_param, hidden_matrix_params,
                                      param_counts, training_memory)
 from ui import charts
-from ui.i18n import t
+from ui.i18n import large, t
 from labs.optimizers.race import schedules_race
 from labs.optimizers.schema import PAGE, SCHEMA
 from ui.urlstate import PageState, set_values
@@ -163,7 +163,7 @@ def memory_section(state: PageState) -> None:
                   t("opt.mem.col.params"): [human_count(m[1]) for m in mixes.values()],
                   t("opt.mem.col.on_muon"): [f"{m[0] / m[1]:.1%}" for m in mixes.values()],
                   t("opt.mem.col.bytes"): [f"{m[2]:.2f}" for m in mixes.values()]}, hide_index=True, key="opt.muon_df")
-    st.subheader(t("opt.mem.article", billions=f"{billions:g}", yi=f"{billions * 10:g}"))
+    st.subheader(t("opt.mem.article", params=large(n)))
     article, mixed = training_memory(int(n), "article"), training_memory(int(n), "mixed")
     said = n == ARTICLE_70B["params"]
     table = {t("opt.mem.col.part"): [t(f"opt.mem.{k}") for k in PARTS],
