@@ -147,3 +147,30 @@ def test_the_article_table_writes_billions_of_parameters_in_words(lang, size):
     assert any(size in s.value for s in at.subheader)
     cat = catalogue(lang)
     assert "70 B" not in cat["opt.mem.col.said"] and "算法" not in cat["opt.mem.col.article"]
+
+
+# ---------- Muon's authors, and the FLOP saving measured here ----------
+def test_steps_to_reach():
+    from sim.optim.muon import steps_to_reach
+
+    assert steps_to_reach(np.array([3.0, 2.0, 1.0, 0.5]), 1.0) == 2
+    assert steps_to_reach(np.array([3.0, 2.0]), 1.0) is None
+
+
+@pytest.mark.parametrize("query", [{"mu_steps": "100"}, {}])  # reached at step 62; not reached (defaults)
+def test_the_muon_note_credits_the_papers_and_measures_the_ratio_here(query):
+    from sim.optim.muon import compare, steps_to_reach
+
+    at = open_lab(PAGE, "en", section="muon", **query)
+    shows = EN["opt.course.muon.shows"].split("{here}")[0].format(share="52%", saved="48%")
+    assert EN["opt.course.muon.says"] in texts(at) and shows + EN["opt.course.muon.here_press"] in texts(at)
+    at.button(key="opt.mu_run").click().run()
+    assert not at.exception
+    v = {"mu_data": "spiral", "mu_seed": 0, "mu_steps": 300, "mu_lr": 0.05, "mu_adam_lr": 0.01,
+         **{k: float(x) if "lr" in k else int(x) for k, x in query.items()}}
+    curves = compare(v["mu_data"], v["mu_seed"], v["mu_steps"], v["mu_lr"], v["mu_adam_lr"])
+    target, step = curves["adamw"][-1], steps_to_reach(curves["muon"], curves["adamw"][-1])
+    here = (EN["opt.course.muon.here_not"].format(loss=f"{target:.3g}", steps=v["mu_steps"]) if step is None else
+            EN["opt.course.muon.here"].format(loss=f"{target:.3g}", step=step, steps=v["mu_steps"],
+                                              share=f"{step / v['mu_steps']:.0%}"))
+    assert shows + here in texts(at)
