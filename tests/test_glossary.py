@@ -60,6 +60,17 @@ def test_the_exempt_texts_are_still_the_ones_written_down():
     assert not stale, f"these texts changed, delete them from glossary.json's 'elsewhere': {stale}"
 
 
+# strings issue 22 found reading badly in Chinese, and what they said
+REWORDED = {"opt.at": "展开的步", "opt.rmsprop_alpha": "平方均值", "opt.h.alpha": "平方均值", "lm.log_served": "一生",
+            "lm.bundled_label": "内置{lang}语言", "blk.moe.intro": "接收 容量 =", "gen.es.intro": "patience",
+            "opt.mem.article": "算法"}
+
+
+@pytest.mark.parametrize("key,was", REWORDED.items())
+def test_the_strings_found_reading_badly_are_reworded(key, was):
+    assert was not in ZH[key][1], ZH[key][1]
+
+
 def test_chinese_punctuation_is_full_width():
     bad = [f"{name} {key}: {text}" for key, (name, text) in ZH.items() if HALF_WIDTH.search(without_code(text))]
     assert not bad, "use ，；：（） next to Chinese characters:\n" + "\n".join(bad)
