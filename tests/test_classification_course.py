@@ -70,6 +70,22 @@ def test_test_report_of_several_classes_is_accuracy():
     assert holdout_report(np.array([0, 2, 0]), proba, 0.5) == {"threshold": None, "n": 3, "accuracy": 2 / 3}
 
 
+def test_the_default_split_is_one_the_notes_teach():
+    """The notes: 60-80 % training, 10-20 % validation, 10-20 % test (the generalisation lab's own ranges)."""
+    from labs.classification.schema import SCHEMA
+    from labs.generalization.schema import SCHEMA as GEN
+
+    default = {p.name: p.default for p in SCHEMA}
+    train, val = default["train_ratio"], (1 - default["train_ratio"]) * default["val_ratio"]
+    gen = {p.name: p for p in GEN}
+    assert gen["train"].lo <= train <= gen["train"].hi and gen["val"].lo <= val <= gen["val"].hi
+    assert 0.1 <= 1 - train - val <= 0.2
+    at = cls_page()
+    trainer = at.session_state["cls.player"].model
+    assert (len(trainer.y_train), len(trainer.y_val), len(trainer.y_test)) == (350, 75, 75)
+    assert EN["cls.split_sizes"].format(train=350, val=75, test=75) in texts(at)
+
+
 def test_page_tunes_on_validation_and_tests_once_on_request():
     at = cls_page(n="200", train_ratio="0.5", val_ratio="0.4")
     trainer = at.session_state["cls.player"].model

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from sim.core.data import CLASSIFICATION_DATASETS, feature_matrix, make_classification
+from sim.core.data import CLASSIFICATION_DATASETS, feature_matrix, make_classification, split_sizes
 from sim.core.models import MLP
 from sim.nets.training import OVERSHOOT, ClassifierConfig, Trainer
 
@@ -34,8 +34,8 @@ def numpy_forward(layers, X, activation):
 
 
 def full_batch_trainer(**overrides) -> Trainer:
-    """A trainer whose single mini-batch is the whole training set, so one epoch is one update."""
-    config = ClassifierConfig(n=60, batch_size=30, **overrides)
+    """A trainer whose single mini-batch is the whole training set (30 of 60 points), so one epoch is one update."""
+    config = ClassifierConfig(**{"n": 60, "batch_size": 30, "train_ratio": 0.5, **overrides})
     return Trainer(config)
 
 
@@ -46,9 +46,11 @@ def set_layers(trainer: Trainer, layers):
 # --- config -----------------------------------------------------------------------------------
 
 
-def test_defaults_are_the_playgrounds():
+def test_defaults_are_the_playgrounds_but_the_split_the_notes():
     c = ClassifierConfig()
-    assert (c.dataset, c.n, c.noise, c.train_ratio, c.batch_size) == ("circle", 500, 0.0, 0.5, 10)
+    assert (c.dataset, c.n, c.noise, c.batch_size) == ("circle", 500, 0.0, 10)
+    # the Playground trains on half; the notes teach 60-80 % training and 10-20 % for each of the others
+    assert c.train_ratio == 0.7 and split_sizes(c.n, c.train_ratio, c.val_ratio) == (350, 75, 75)
     assert (c.features, c.hidden, c.activation, c.lr) == (("x1", "x2"), (4, 2), "tanh", 0.03)
     assert (c.regularization, c.reg_rate, c.optimizer, c.dropout) == ("none", 0.0, "sgd", 0.0)
     assert (c.problem, c.loss, c.seed) == ("classification", "cross_entropy", 0)
@@ -240,7 +242,7 @@ def test_optimizers_match_torch_optim(overrides, reference):
 
 def test_mini_batches_update_once_per_batch():
     # 25 training points in batches of 10: updates of 10, 10 and 5 points per epoch
-    t = Trainer(ClassifierConfig(n=50, batch_size=10, hidden=(), lr=0.1, optimizer="adam"))
+    t = Trainer(ClassifierConfig(n=50, train_ratio=0.5, batch_size=10, hidden=(), lr=0.1, optimizer="adam"))
     t.step(2)
     assert t.net.t[0] == 6 and t.epoch == 2  # Adam's step count: one per update
 

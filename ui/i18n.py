@@ -83,3 +83,10 @@ def t(key: str, **params) -> str:
     if not params:
         return text
     return text.format(**{k: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v for k, v in params.items()})
+
+
+def large(n: float) -> str:
+    """A large count in the words of the page's language: 7e10 is "70 billion" in English, "700 亿" in Chinese (where
+    a B beside a count of parameters would read as bytes)."""
+    return f"{n / float(t('num.large.scale')):g} {t('num.large.unit')}"
+

@@ -3,6 +3,7 @@ import streamlit as st
 
 from sim.transformers.attention import (
     SHARPNESS_HEAD_DIMS,
+    dot_variance,
     head_choices,
     head_indices,
     head_stats,
@@ -14,11 +15,12 @@ from sim.transformers.attention import (
     sharpness_by_head_dim,
     stable_softmax_table,
 )
-from sim.plots.attention import PIPELINE_ROWS, bars_figure, pipeline_figures, sharpness_figure
+from sim.plots.attention import PIPELINE_ROWS, bars_figure, pipeline_figures, sharpness_figure, variance_figure
 from sim.transformers.tasks import MAX_TOKENS, PRESETS, split_tokens, utf8_bytes
 from sim.core.text import html
 from sim.transformers.transformer import notes_ffn_text
 from ui import charts
+from ui.course import course_note
 from ui.i18n import t
 from labs.attention.permutation import permutation_section
 from labs.attention.schema import PAGE, SCHEMA
@@ -26,6 +28,7 @@ from labs.attention.training import compare_section, train_section
 from labs.attention.widgets import remembered
 from ui.urlstate import PageState
 
+VARIANCE_PAIRS = 4096  # random pairs per head width of the dot-product variance figure
 STAGES = ("x", "q", "k", "v", "raw", "weights", "heads_out", "concat", "output", "head", "row_sum", "masked_cell")
 
 
@@ -84,17 +87,39 @@ def pipeline_section(state: PageState) -> None:
     c2.metric(t("att.metric.entropy"), stats["entropy"], help=t("att.metric.entropy_help",
                                                                 uniform=stats["uniform_entropy"]))
     c3.metric(t("att.metric.row_sums"), stats["row_sums"])
-    st.subheader(t("att.sharpness_title"))
-    charts.plotly_chart(st, sharpness_figure(SHARPNESS_HEAD_DIMS, cached_sharpness(),
-                                             {k: t(f"att.sharpness.{k}") for k in ("d_h", "max", "scaled", "unscaled")},
-                                             current=p.d_head), key="att.fig.sharpness")
-    st.caption(t("att.sharpness_help"))
+    scale_section(p.d_head)
     permutation_section(state, tokens)
+
+
+def scale_section(d_head: int) -> None:
+    """Why ÷√d_h: the softmax's sharpness with and without it, and the dot product's measured variance beside the
+    article's claim about unit vectors."""
+    st.subheader(t("att.sharpness_title"))
+    left, right = st.columns(2)
+    charts.plotly_chart(left, sharpness_figure(SHARPNESS_HEAD_DIMS, cached_sharpness(),
+                                               {k: t(f"att.sharpness.{k}") for k in ("d_h", "max", "scaled",
+                                                                                     "unscaled")},
+                                               current=d_head), key="att.fig.sharpness")
+    left.caption(t("att.sharpness_help"))
+    dims = sorted({*SHARPNESS_HEAD_DIMS, d_head})
+    measured = cached_variance(tuple(dims))
+    labels = {k: t(f"att.variance.{k}") for k in ("d_h", "variance", "unit", "entries", "inverse", "width")}
+    charts.plotly_chart(right, variance_figure(dims, measured, labels, current=d_head), key="att.fig.variance")
+    right.caption(t("att.variance_help", pairs=f"{VARIANCE_PAIRS:,}"))
+    i = dims.index(d_head)
+    course_note(t("att.course.dk.says"), t("att.course.dk.shows", d=d_head, pairs=f"{VARIANCE_PAIRS:,}",
+                                            unit=f"{measured['unit'][i]:.4g}", inv=f"{1 / d_head:.4g}",
+                                            entries=f"{measured['entries'][i]:.4g}"))
 
 
 @st.cache_data
 def cached_sharpness() -> dict[str, list[float]]:
     return sharpness_by_head_dim(list(SHARPNESS_HEAD_DIMS))
+
+
+@st.cache_data(max_entries=16)
+def cached_variance(dims: tuple[int, ...]) -> dict[str, list[float]]:
+    return dot_variance(list(dims), VARIANCE_PAIRS)
 
 
 # ---------- 2. the notes' numbers ----------

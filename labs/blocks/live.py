@@ -4,12 +4,14 @@ import itertools
 
 import streamlit as st
 
-from sim.transformers.blocks import LN_MODES, DepthConfig, DepthTrainer
-from sim.transformers.moe import MODES, MoEConfig, MoETrainer, capacity, flops_per_token, param_counts
+from sim.transformers.blocks import LN_MODES, DepthConfig, DepthTrainer, init_gradient_ratio
+from sim.transformers.moe import (MODES, PUBLISHED_ROUTING, MoEConfig, MoETrainer, capacity, flops_per_token,
+                                  param_counts)
 from sim.plots.blocks import depth_frame, moe_frame
 from sim.plots.shapes import human_count
-from sim.transformers.tasks import lab_task
+from sim.transformers.tasks import LETTERS, lab_task
 from ui import live_plots, live_run
+from ui.course import course_note
 from ui.i18n import t
 from ui.player import Player
 from ui.urlstate import PageState
@@ -81,7 +83,10 @@ def residual_section(state: PageState) -> None:
 
     live_run.live_view("blk", "blk.depth", player, show_view("blk.depth"), lambda: all(tr.diverged for tr in runs),
                        messages=messages, n=player.speed)
-    st.markdown(t("blk.res.explain"))
+    pre, post = (next(tr for tr in runs if tr.config.ln == ln) for ln in ("pre", "post"))
+    lo, hi = init_gradient_ratio(pre, post)
+    st.markdown(t("blk.res.explain", lo=f"{lo:.1f}", hi=f"{hi:.1f}", letters=len(LETTERS),
+                  guess=f"{pre.task.guess_loss():.2f}"))
 
 
 # ---------- MoE ----------
@@ -144,3 +149,7 @@ def moe_section(state: PageState) -> None:
                   expert=human_count(p["per_expert"]), share=f"{100 * p['active'] / p['total']:.0f}",
                   f_all=human_count(f["all_experts"]), f_active=human_count(f["active"]),
                   ds=f"{100 * 37 / 671:.1f}"))
+    models = t("blk.list_sep").join(t("blk.course.topk.model", name=name, k=k, E=E, share=f"{k / E:.1%}")
+                                    for name, (E, k) in PUBLISHED_ROUTING.items())
+    course_note(t("blk.course.topk.says"), t("blk.course.topk.shows", models=models, k=v["m_k"], E=v["m_experts"],
+                                              share=f"{v['m_k'] / v['m_experts']:.1%}"))

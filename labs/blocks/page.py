@@ -4,7 +4,8 @@ of balancing, and the KV cache of MHA, GQA, MQA and MLA."""
 from ui.i18n import t
 from labs.blocks.live import moe_section, residual_section
 from labs.blocks.schema import PAGE, SCHEMA
-from labs.blocks.views import ffn_section, init_section, kv_section, norm_section, position_section
+from labs.blocks.kv import kv_section
+from labs.blocks.views import ffn_section, init_section, norm_section, position_section
 from ui.urlstate import PageState
 
 

@@ -1,17 +1,16 @@
-"""The transformer-block lab's slider-driven sections: normalisation, initialisation and depth, position encodings,
-the FFN and the KV cache."""
+"""The transformer-block lab's slider-driven sections: normalisation, initialisation and depth, position encodings and
+the FFN (the KV cache is in kv.py)."""
 import numpy as np
 import pandas as pd
 import streamlit as st
 import torch
 import torch.nn.functional as F
 
-from sim.transformers.blocks import (KV_KINDS, POSITIONS, ffn_module, ffn_params, init_stats, kv_bytes_per_token_layer, norm_view,
-                        position_experiment, rope, rope_frequencies, rope_pairs, rope_scores, swiglu_hidden, vectors)
+from sim.transformers.blocks import (POSITIONS, ffn_module, ffn_params, init_stats, norm_view, position_experiment, rope,
+                                     rope_frequencies, rope_pairs, rope_scores, swiglu_hidden, vectors)
 from sim.plots.blocks import (activation_figure, bars_figure, init_figure, norm_figure, position_figures, rope_figure,
                               score_figure)
-from sim.plots.shapes import human_bytes, human_count
-from sim.transformers.shapes import kv_cache_bytes
+from sim.plots.shapes import human_count
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
@@ -173,37 +172,3 @@ def ffn_section(state: PageState) -> None:
     charts.plotly_chart(c1, activation_figure(x, curves, {"title": t("blk.ffn.curves")}), key="blk.fig.act")
     charts.plotly_chart(c2, bars_figure(names, counts, t("blk.ffn.params_title"), t("blk.ffn.col.params")),
                         key="blk.fig.ffn")
-
-
-# ---------- KV cache ----------
-def kv_section(state: PageState) -> None:
-    st.markdown(t("blk.kv.intro"))
-    c = st.columns(5)
-    L, H, dh = (state.widget(n, container=col) for n, col in zip(("k_layers", "k_heads", "k_dhead"), c[:3]))
-    kv = state.widget("k_kv", container=c[3])
-    dtype = state.widget("k_dtype", container=c[4])
-    c = st.columns(4)
-    dc, dr = state.widget("k_dc", container=c[0]), state.widget("k_drope", container=c[1])
-    T, B = state.widget("k_seq", container=c[2]), state.widget("k_batch", container=c[3])
-    if H % kv:
-        st.error(t("blk.kv.bad_groups", kv=kv, h=H), icon=":material/error:")
-        return
-    per = {kind: kv_bytes_per_token_layer(kind, H, dh, kv, dc, dr, dtype) for kind in KV_KINDS}
-    total = {kind: per[kind] * L * T * B for kind in KV_KINDS}
-    heads = {"mha": H, "gqa": kv, "mqa": 1}
-    shape_lab = {k: kv_cache_bytes(L, T, H * dh, H, n, dtype, B) for k, n in heads.items()}  # the shape lab's
-    names = [t(f"blk.kv.name.{k}") for k in KV_KINDS]
-    st.dataframe(pd.DataFrame({
-        t("blk.kv.col.kind"): names,
-        t("blk.kv.col.numbers"): [per[k] // dtype for k in KV_KINDS],
-        t("blk.kv.col.per_token"): [human_bytes(per[k]) for k in KV_KINDS],
-        t("blk.kv.col.total"): [human_bytes(total[k]) for k in KV_KINDS],
-        t("blk.kv.col.shape_lab"): [human_bytes(shape_lab[k]) if k in shape_lab else "—" for k in KV_KINDS],
-        t("blk.kv.col.ratio"): [per["mha"] / per[k] if per[k] else float("inf") for k in KV_KINDS]}).style.format(
-        {t("blk.kv.col.ratio"): "{:.1f}×"}), hide_index=True)
-    st.markdown(t("blk.kv.summary", mha=2 * H * dh, mla=dc + dr, ratio=f"{per['mha'] / per['mla']:.1f}", h=H, dh=dh,
-                  dc=dc, dr=dr))
-    charts.plotly_chart(st, bars_figure(names, [total[k] for k in KV_KINDS], t("blk.kv.chart", T=T, B=B),
-                                        t("blk.kv.axis"), log=True, text=[human_bytes(total[k]) for k in KV_KINDS]),
-                        key="blk.fig.kv")
-    st.caption(t("blk.kv.help"))

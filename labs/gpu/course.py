@@ -4,10 +4,9 @@ Every number comes from sim.gpu.memsim (its GPU table and pure functions); the c
 """
 from __future__ import annotations
 
-import streamlit as st
-
 from sim.gpu.memsim import ARTICLE_TENSOR_CORE_FLOPS, GPUS, IOReport, MemsimError, block_rule, mma_ops, sram_claim
 from sim.plots.shapes import human_bytes
+from ui.course import course_note
 from ui.i18n import t
 
 
@@ -15,11 +14,9 @@ def sram_correction() -> None:
     """Under the intro: the article's "~50 MB of SRAM on an H100" beside what the H100's table entry says."""
     spec = GPUS["H100"]
     c = sram_claim(spec)
-    box = st.container(border=True)
-    left, right = box.columns(2, gap="medium")
-    left.markdown(t("gpu.course.article_says", claim=f"{c.claim_bytes / 1e6:g} MB"))
-    right.markdown(t("gpu.course.on_h100", gpu=spec.name, l2=human_bytes(c.l2_bytes),
-                     smem=human_bytes(c.smem_per_sm_bytes), sms=c.n_sm, total=human_bytes(c.smem_total_bytes)))
+    course_note(t("gpu.course.article_says", claim=f"{c.claim_bytes / 1e6:g} MB"),
+                t("gpu.course.on_h100", gpu=spec.name, l2=human_bytes(c.l2_bytes), smem=human_bytes(c.smem_per_sm_bytes),
+                  sms=c.n_sm, total=human_bytes(c.smem_total_bytes)))
 
 
 def tiling_text(tiled: IOReport, sram_bytes: int) -> str:

@@ -10,9 +10,10 @@ import streamlit as st
 from sim.language.lm import (LIVE_BUDGETS, LIVE_WIDTHS, MIN_FIT_STEPS, SWEEP_CONTEXT, SWEEPS_DIR, make_task, run_record, sweep,
                     sweep_points, synthetic_text)
 from sim.plots.lm import curves_chart, inference_figure, isoflop_chart, kaplan_figure, laws_figure, selected_runs
-from sim.language.scaling import (FITS, MODELS, RULES, article_rule, compute_optimal, fit_loss_surface, inference_optimal,
-                         isoflop_minimum, kaplan_loss)
+from sim.language.scaling import (FITS, GPT3_MIX, MODELS, RULES, article_rule, compute_optimal, fit_loss_surface,
+                                  inference_optimal, isoflop_minimum, kaplan_loss, model_flops)
 from ui import charts
+from ui.course import course_note
 from ui.i18n import t
 from ui.urlstate import PageState
 
@@ -49,6 +50,7 @@ def laws_section(state: PageState) -> None:
     labels = {"N": t("lm.axis.N"), "D": t("lm.axis.D"), "models": t("lm.models")}
     charts.plotly_chart(st, laws_figure(frontiers, current, MODELS, names, labels), key="lm.fig.laws")
     st.caption(t("lm.laws_help"))
+    course_notes()
     inference_view(state, C)
     st.subheader(t("lm.kaplan_title"))
     N = np.logspace(6, 12, 80)
@@ -57,6 +59,17 @@ def laws_section(state: PageState) -> None:
         "N": t("lm.axis.N"), "loss": t("lm.axis.loss"), "kaplan": t("lm.kaplan"), "chinchilla": t("lm.hoffmann20")}),
         key="lm.fig.kaplan")
     st.caption(t("lm.kaplan_help"))
+
+
+def course_notes() -> None:
+    """The article's Chinchilla and GPT-3 figures beside the published models' own, computed."""
+    c, g3, go = (model_flops(name) for name in ("Chinchilla", "GPT-3", "Gopher"))
+    course_note(t("lm.course.chinchilla.says"), t("lm.course.chinchilla.shows", chinchilla=_e(c), gpt3=_e(g3),
+                                                  gopher=_e(go), r_gpt3=f"{c / g3:.2f}", r_gopher=f"{c / go:.2f}"))
+    (_, N, D), pool = next(m for m in MODELS if m[0] == "GPT-3"), sum(GPT3_MIX.values())
+    course_note(t("lm.course.gpt3.says"), t("lm.course.gpt3.shows", pool=pool, trained=f"{D / 1e9:g}", flops=_e(g3),
+                                            share=f"{D / 1e9 / pool:.0%}", per_param=f"{D / N:.2f}",
+                                            mix=t("lm.list_sep").join(f"{k} {b}" for k, b in GPT3_MIX.items())))
 
 
 def inference_view(state: PageState, C: float) -> None:

@@ -3,14 +3,15 @@ Muon (hidden matrix) + AdamW (the rest) against AdamW alone training the same sm
 import numpy as np
 import streamlit as st
 
-from sim.optim.optimizers import NS_COEFFICIENTS, low_rank_matrix, ns_spectrum
+from sim.optim.optimizers import NS_COEFFICIENTS, NS_STEPS, low_rank_matrix, ns_spectrum
 from sim.plots.optimizers import fmt, loss_figure, orthogonality_figure, singular_values_figure, spread
+from sim.optim.muon import SCALED_FLOPS_SHARE, steps_to_reach
 from ui import charts
+from ui.course import course_note
 from ui.i18n import t
 from ui.urlstate import PageState
 
 ss = st.session_state
-NS_STEPS = 5
 TRAINED = "_opt.mu_trained"  # this session pressed "train" once: later setting changes retrain (cached)
 
 
@@ -60,10 +61,24 @@ def muon_section(state: PageState) -> None:
     if low:
         st.warning(t("opt.mu.not_reached", n=low), icon=":material/warning:")
     st.markdown(t("opt.mu.why"))
-    training_part(state)
+    muon_note(training_part(state))
 
 
-def training_part(state: PageState) -> None:
+def muon_note(curves: dict | None) -> None:
+    """The article's Muon attribution and FLOP saving beside the papers', and the same ratio measured here."""
+    if curves is None:
+        here = t("opt.course.muon.here_press")
+    else:
+        target, steps = float(curves["adamw"][-1]), len(curves["muon"]) - 1
+        step = steps_to_reach(curves["muon"], target)
+        here = (t("opt.course.muon.here_not", loss=fmt(target, 3), steps=steps) if step is None else
+                t("opt.course.muon.here", loss=fmt(target, 3), step=step, steps=steps, share=f"{step / steps:.0%}"))
+    course_note(t("opt.course.muon.says"), t("opt.course.muon.shows", share=f"{SCALED_FLOPS_SHARE:.0%}",
+                                              saved=f"{1 - SCALED_FLOPS_SHARE:.0%}", here=here))
+
+
+def training_part(state: PageState) -> dict | None:
+    """Muon + AdamW against AdamW trained on a click: the two loss curves (None before the first click)."""
     st.subheader(t("opt.mu.train"))
     st.markdown(t("opt.mu.train_intro"))
     with state.controls():
@@ -76,7 +91,7 @@ def training_part(state: PageState) -> None:
         ss[TRAINED] = True
     if not ss.get(TRAINED):
         st.info(t("opt.mu.press"), icon=":material/info:")
-        return
+        return None
     with st.spinner(t("opt.mu.training")):
         curves = training(dataset, state.values["mu_seed"], steps, muon_lr, adam_lr)
     names = {"adamw": t("opt.mu.adamw_only"), "muon": t("opt.mu.mixed")}
@@ -87,3 +102,4 @@ def training_part(state: PageState) -> None:
     charts.plotly_chart(st, loss_figure(curves, names, lab), key="opt.fig.mu_train")
     st.caption(t("opt.mu.train_help", adamw=fmt(curves["adamw"][-1], 3), muon=fmt(curves["muon"][-1], 3),
                  start=fmt(curves["adamw"][0], 3)))
+    return curves

@@ -2,7 +2,7 @@
 Muon's orthogonalisation and Adam's L2 against AdamW's decoupled weight decay."""
 import streamlit as st
 
-from sim.optim.optimizers import OPTIMIZERS, diverged_at, path, stable_lr, surface, trace
+from sim.optim.optimizers import OPTIMIZERS, RULE_SOURCE, diverged_at, path, stable_lr, surface, trace
 from sim.plots.optimizers import BRUSH, brushed_steps, loss_chart, losses, paths_figure, update_latex
 from ui import charts
 from ui.i18n import t
@@ -115,8 +115,17 @@ def formulas(state: PageState, surf, start, opts: tuple, names: dict, ends: dict
         st.latex(update_latex(o, steps[-1], h))
 
 
+def intro() -> str:
+    """The intro, naming which rules follow torch.optim and which one a paper (RULE_SOURCE)."""
+    names, sep = opt_names(OPTIMIZERS), t("opt.list_sep")
+    torch = [o for o in OPTIMIZERS if RULE_SOURCE[o].startswith("torch.optim.")]
+    paper = [o for o in OPTIMIZERS if o not in torch]
+    return t("opt.intro", torch=sep.join(names[o] for o in torch), paper=sep.join(names[o] for o in paper),
+             source=sep.join(RULE_SOURCE[o] for o in paper))
+
+
 def main() -> None:
-    PageState(PAGE, SCHEMA).sections(t("opt.title"), t("opt.intro"), {
+    PageState(PAGE, SCHEMA).sections(t("opt.title"), intro(), {
         "paths": paths_section, "momentum": momentum_section, "schedules": schedules_section,
         "memory": memory_section, "muon": muon_section, "adamw": decay_section,
         "race": race_section})

@@ -2,7 +2,7 @@
 race, one run per learning-rate schedule; both through the live-run controller (ui.player, ui.live_run)."""
 import streamlit as st
 
-from sim.optim.optimizers import RACERS, SCHEDULES
+from sim.optim.optimizers import NS_PRODUCTS, NS_STEPS, RACERS, SCHEDULES
 from sim.plots.optimizers import fmt, race_frame
 from ui import live_plots, live_run
 from ui.i18n import t
@@ -95,6 +95,10 @@ def table(kind: str, player: Player, shown: dict[str, str]) -> None:
             t("opt.race.col.per_param"): [f"{v['state_bytes'] / v['params']:.2f}" for v in views]}
     st.dataframe(rows, hide_index=True, key=f"opt.{kind}_df")
     st.caption(t("opt.race.table_help", params=f"{views[0]['params']:,}" if views else "0"))
+    counting = [v for v in views if v["counters"][0]]
+    if counting:
+        st.caption(t("opt.race.counters", names=t("opt.list_sep").join(shown[v["label"]] for v in counting),
+                     count=sum(v["counters"][0] for v in counting), bytes=sum(v["counters"][1] for v in counting)))
 
 
 def race_section(state: PageState) -> None:
@@ -122,7 +126,7 @@ def race_section(state: PageState) -> None:
     player = current_player("race", want, make)
     if player is not None:
         live_panel("race", player, v["r_speed"])
-    st.markdown(t("opt.race.explain"))
+    st.markdown(t("opt.race.explain", steps=NS_STEPS, per=NS_PRODUCTS, products=NS_STEPS * NS_PRODUCTS))
 
 
 def schedules_race(state: PageState, steps: int, warmup: int, floor: float, decay: float) -> None:

@@ -3,13 +3,17 @@ and the widgets whose range depends on other settings."""
 import numpy as np
 import streamlit as st
 
-from sim.optim.optimizers import (OPTIMIZERS, SCHEDULES, STATE_BYTES, converges, critical_beta, diverged_at, gd_optimal_rate,
-                            momentum_rate, optimal_momentum, path, phase_grid, schedule, schedule_args, surface)
+from sim.core.data import n_classes
+from sim.optim.optimizers import (OPTIMIZERS, SCHEDULES, STATE_BYTES, converges, critical_beta, diverged_at,
+                                  gd_optimal_rate, mlp_muon_split, momentum_rate, muon_state_bytes, optimal_momentum,
+                                  path, phase_grid, schedule, schedule_args, surface)
 from sim.plots.optimizers import (PICK, gb, memory_rows, momentum_latex, paths_figure, phase_chart, picked_point,
                                   schedule_figure, state_bytes_figure, steps_to)
-from sim.transformers.shapes import ARTICLE_70B, TRAINING_STATE, bytes_per_param, training_memory
+from sim.plots.shapes import human_count
+from sim.transformers.shapes import (ARTICLE_70B, PRESETS, TRAINING_STATE, bytes_per_param, hidden_matrix_params,
+                                     param_counts, training_memory)
 from ui import charts
-from ui.i18n import t
+from ui.i18n import large, t
 from labs.optimizers.race import schedules_race
 from labs.optimizers.schema import PAGE, SCHEMA
 from ui.urlstate import PageState, set_values
@@ -122,6 +126,15 @@ def schedules_section(state: PageState) -> None:
     schedules_race(state, steps, warmup, floor, decay)
 
 
+def muon_mixes(state: PageState) -> dict[str, tuple[int, int, float]]:
+    """(parameters on Muon, all parameters, state bytes per parameter) of the race's model at its settings and of
+    GPT-2 small: Muon takes the hidden matrices, AdamW the rest."""
+    v, gpt2 = state.values, PRESETS["gpt2"]
+    out = {"race": mlp_muon_split([2, v["r_width"], v["r_width"], n_classes(v["r_data"])]),
+           "gpt2": (hidden_matrix_params(gpt2), param_counts(gpt2)["total"])}
+    return {k: (a, b, muon_state_bytes(a, b)) for k, (a, b) in out.items()}
+
+
 def memory_section(state: PageState) -> None:
     st.markdown(t("opt.mem.intro"))
     key = state.key("billions")
@@ -136,14 +149,21 @@ def memory_section(state: PageState) -> None:
     charts.plotly_chart(left, state_bytes_figure(STATE_BYTES, names, {"bytes": t("opt.mem.bytes")}),
                         key="opt.fig.state")
     left.caption(t("opt.mem.state_help"))
+    mixes = muon_mixes(state)
+    names["muon"] = t("opt.mem.muon_row")
     base = sum(b for k, b in TRAINING_STATE["mixed"].items() if not k.startswith("adam_"))
-    rows = memory_rows(n, STATE_BYTES, base)
+    rows = memory_rows(n, {**STATE_BYTES, "muon": round(mixes["gpt2"][2], 2)}, base)
     right.dataframe({t("opt.mem.col.opt"): [names[r["optimizer"]] for r in rows],
                      t("opt.mem.col.bytes"): [r["bytes"] for r in rows],
                      t("opt.mem.col.state"): [r["state_gb"] for r in rows],
                      t("opt.mem.col.total", base=f"{base:g}"): [r["total_gb"] for r in rows]},
                     hide_index=True, key="opt.mem_df")
-    st.subheader(t("opt.mem.article", billions=f"{billions:g}"))
+    st.markdown(t("opt.mem.muon_intro"))
+    st.dataframe({t("opt.mem.col.model"): [t(f"opt.mem.model.{k}") for k in mixes],
+                  t("opt.mem.col.params"): [human_count(m[1]) for m in mixes.values()],
+                  t("opt.mem.col.on_muon"): [f"{m[0] / m[1]:.1%}" for m in mixes.values()],
+                  t("opt.mem.col.bytes"): [f"{m[2]:.2f}" for m in mixes.values()]}, hide_index=True, key="opt.muon_df")
+    st.subheader(t("opt.mem.article", params=large(n)))
     article, mixed = training_memory(int(n), "article"), training_memory(int(n), "mixed")
     said = n == ARTICLE_70B["params"]
     table = {t("opt.mem.col.part"): [t(f"opt.mem.{k}") for k in PARTS],

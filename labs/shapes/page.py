@@ -89,7 +89,7 @@ def q_chain(trace: ModelTrace, c: ShapeConfig) -> list[int]:
     notes = PRESETS["notes"]
     if (c.batch, c.seq_len, c.d_model, c.n_head) == (notes.batch, notes.seq_len, notes.d_model, notes.n_head):
         st.success(t("shp.notes_match"), icon=":material/menu_book:")
-    st.caption(t("shp.chain_note"))
+    st.caption(t("shp.chain_note") + " " + t("shp.notation"))
     return path
 
 

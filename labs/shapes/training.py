@@ -3,7 +3,7 @@ import streamlit as st
 
 from sim.plots.shapes import gigabytes, human_bytes
 from sim.transformers.shapes import ARTICLE_70B, bytes_per_param, training_memory
-from ui.i18n import t
+from ui.i18n import large, t
 
 PARTS = ("weights", "grads", "master", "adam_m", "adam_v", "total")
 ARTICLE_PARTS = ("weights", "grads", "master", "optimizer", "total")  # the article gives the two moments as one
@@ -27,7 +27,7 @@ def article_view() -> None:
     n = ARTICLE_70B["params"]
     ours, theirs = training_memory(n, "mixed"), training_memory(n, "article")
     missing = t("shp.train.not_counted")
-    st.markdown(t("shp.train.article_title", billions=f"{n / 1e9:g}"))
+    st.markdown(t("shp.train.article_title", params=large(n)))
     said = [gigabytes(ARTICLE_70B["weights"]), missing, missing, gigabytes(ARTICLE_70B["optimizer"]),
             t("shp.train.over", v=gigabytes(ARTICLE_70B["total"]))]
     st.dataframe({t("shp.train.col.part"): [t(f"shp.train.{k}") for k in ARTICLE_PARTS],

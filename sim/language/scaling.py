@@ -44,14 +44,27 @@ FITS = {
 RULES = ("rule20", "hoffmann", "epoch")
 KAPLAN_NC, KAPLAN_ALPHA = 8.8e13, 0.076  # Kaplan et al. 2020: L(N) = (N_c / N)^α_N, N non-embedding parameters
 
-# published models: (name, parameters, training tokens); the article's small models trained far past 20 tokens/param
+# published models: (name, parameters, training tokens); the article's small models trained far past 20 tokens/param.
+# Gopher (Rae et al. 2021) is the model Chinchilla was trained against with the same compute
 MODELS = (
     ("GPT-3", 175e9, 300e9),
+    ("Gopher", 280e9, 300e9),
     ("Chinchilla", 70e9, 1.4e12),
     ("LLaMA-7B", 7e9, 1e12),
     ("Qwen3-0.6B", 0.6e9, 36e12),
     ("LFM2.5-350M", 0.35e9, 28e12),
 )
+
+
+# GPT-3's training mix (Brown et al. 2020, Table 2.2): tokens in each data set, billions; 300 B tokens were drawn
+# from it for training, some sets more than once and Common Crawl less than once
+GPT3_MIX = {"Common Crawl (filtered)": 410, "WebText2": 19, "Books1": 12, "Books2": 55, "Wikipedia": 3}
+
+
+def model_flops(name: str) -> float:
+    """C ≈ 6·N·D of a published model in MODELS."""
+    _, N, D = next(m for m in MODELS if m[0] == name)
+    return training_flops(N, D)
 
 
 def compute_optimal(C: float, fit: str | LossFit) -> tuple[float, float]:

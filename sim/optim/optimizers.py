@@ -25,6 +25,8 @@ import numpy as np
 DIVERGED = 1e6  # a coordinate beyond this (or inf / NaN) counts as divergence: the rest of the path is NaN
 NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)  # Muon's quintic Newton–Schulz (Keller Jordan; torch.optim.Muon)
 NS_EPS = 1e-7  # as torch.optim.Muon: G / max(‖G‖_F, eps)
+NS_STEPS = 5  # Newton–Schulz iterations per Muon update (torch.optim.Muon's default)
+NS_PRODUCTS = 3  # matrix products per iteration: A = XXᵀ, A·A, then (bA + cA²)·X
 RASTRIGIN_A = 10.0
 
 # name -> default hyper-parameters; each reaches the default quadratic's minimum (κ = 10) within ~200 steps
@@ -39,9 +41,33 @@ OPTIMIZERS: dict[str, dict] = {
     "lion": {"lr": 0.05, "beta1": 0.9, "beta2": 0.99, "weight_decay": 0.0},
 }
 
-# optimizer-state bytes per parameter in fp32 (muon: one momentum buffer)
+# where each path's rule comes from: a torch.optim class (tests/test_optimizers.py steps both side by side), or for
+# an optimiser torch does not have, its paper (tests/test_optimizers.py: the paper's algorithm)
+RULE_SOURCE = {"sgd": "torch.optim.SGD", "momentum": "torch.optim.SGD", "nesterov": "torch.optim.SGD",
+               "adagrad": "torch.optim.Adagrad", "rmsprop": "torch.optim.RMSprop", "adam": "torch.optim.Adam",
+               "adamw": "torch.optim.AdamW", "lion": "Chen et al. 2023, Algorithm 2"}
+
+# optimizer-state bytes per parameter in fp32 (muon: one momentum buffer, on the matrices it takes: muon_state_bytes)
 STATE_BYTES: dict[str, int] = {"sgd": 0, "momentum": 4, "nesterov": 4, "adagrad": 4, "rmsprop": 4, "adam": 8,
                                "adamw": 8, "lion": 4, "muon": 4}
+
+
+
+def muon_state_bytes(on_muon: int, total: int) -> float:
+    """State bytes per parameter of Muon as it is used: its one buffer (STATE_BYTES["muon"]) on the `on_muon`
+    parameters of hidden 2-D weight matrices, AdamW's two (STATE_BYTES["adamw"]) on the rest of `total` (embeddings,
+    output head, biases, norm gains)."""
+    if not 0 <= on_muon <= total or total <= 0:
+        raise ValueError(f"need 0 ≤ on_muon ≤ total and total > 0, got {on_muon}, {total}")
+    return (STATE_BYTES["muon"] * on_muon + STATE_BYTES["adamw"] * (total - on_muon)) / total
+
+
+def mlp_muon_split(sizes: list[int]) -> tuple[int, int]:
+    """(parameters Muon takes, all parameters) of an MLP with layer widths `sizes`, weights and biases: Muon takes the
+    weight matrices between hidden layers; the input and output layers' weights and every bias stay on AdamW."""
+    weights = [a * b for a, b in zip(sizes[:-1], sizes[1:])]
+    return sum(weights[1:-1]), sum(weights) + sum(sizes[1:])
+
 
 SCHEDULES = ("constant", "step", "cosine", "wsd")
 
@@ -425,7 +451,7 @@ def phase_grid(l1: float, ln: float, alphas: np.ndarray, betas: np.ndarray) -> n
 # Muon's Newton–Schulz orthogonalisation
 
 
-def newton_schulz_steps(G: np.ndarray, steps: int = 5) -> list[np.ndarray]:
+def newton_schulz_steps(G: np.ndarray, steps: int = NS_STEPS) -> list[np.ndarray]:
     """Muon's quintic Newton–Schulz iterates, in float64: [X₀, X₁, …, X_steps] (steps + 1 matrices, G's shape),
     X₀ = G/‖G‖_F and X ← aX + (bA + cA²)X with A = XXᵀ, (a, b, c) = (3.4445, −4.7750, 2.0315); computed on Gᵀ
     when G has more rows than columns, as Muon does. Their singular values are pushed towards ~1 (to
@@ -445,7 +471,7 @@ def newton_schulz_steps(G: np.ndarray, steps: int = 5) -> list[np.ndarray]:
     return [x.T.copy() if tall else x for x in out]
 
 
-def newton_schulz(G: np.ndarray, steps: int = 5) -> np.ndarray:
+def newton_schulz(G: np.ndarray, steps: int = NS_STEPS) -> np.ndarray:
     """Muon's orthogonalisation of G: the last of newton_schulz_steps (≈ UVᵀ for G = USVᵀ)."""
     return newton_schulz_steps(G, steps)[-1]
 
@@ -504,7 +530,7 @@ def low_rank_matrix(rows: int, cols: int, rank: int, noise: float, seed: int = 0
     return (u / np.arange(1, rank + 1)) @ v + noise * rng.standard_normal((rows, cols))
 
 
-def ns_spectrum(G: np.ndarray, steps: int = 5) -> tuple[np.ndarray, np.ndarray]:
+def ns_spectrum(G: np.ndarray, steps: int = NS_STEPS) -> tuple[np.ndarray, np.ndarray]:
     """For each Newton–Schulz iterate X₀ … X_steps of G: its singular values, shape (steps + 1, min(G.shape)),
     largest first, and its distance from orthogonal ‖XXᵀ − I‖_F (XᵀX for a tall G: the Gram matrix of the
     shorter side, which is I when every singular value is 1), shape (steps + 1,)."""
@@ -520,8 +546,9 @@ def ns_spectrum(G: np.ndarray, steps: int = 5) -> tuple[np.ndarray, np.ndarray]:
 
 
 def scaled_quadratic(scale: float) -> Surface:
-    """½(s²(x − 1)² + (y − 1)²/s²): a linear model's loss with two features of scales s and 1/s (s = scale), so
-    the gradients along x are s² times those along y at the same distance; minimum (1, 1), start (0, 0)."""
+    """½(s²(x − 1)² + (y − 1)²/s²): a linear model's loss with two features of scales s and 1/s (s = scale). The
+    curvatures are s² and 1/s², so at the same distance from the minimum the gradient along x is s⁴ times the one
+    along y (gradient_ratio); minimum (1, 1), start (0, 0)."""
     if not scale >= 1.0:
         raise ValueError(f"scale must be ≥ 1, got {scale}")
     a, b = scale * scale, 1.0 / (scale * scale)
@@ -533,6 +560,12 @@ def scaled_quadratic(scale: float) -> Surface:
         return a * (x - 1.0), b * (y - 1.0)
 
     return Surface("scaled", f, df, ((-0.5, 1.5), (-0.5, 1.5)), (0.0, 0.0), (1.0, 1.0))
+
+
+def gradient_ratio(surf: Surface) -> float:
+    """|∂f/∂x| / |∂f/∂y| at the start, a point as far from the minimum along x as along y (scaled_quadratic: s⁴)."""
+    gx, gy = surf.grad(np.asarray(surf.start, dtype=np.float64))
+    return abs(float(gx)) / abs(float(gy))
 
 
 def decay_parts(optimizer: str, records: list[dict], lr: float, weight_decay: float, beta1: float = 0.9,

@@ -26,7 +26,7 @@ import torch
 from sim.core.data import make_classification, n_classes
 from sim.core.history import CAP, kept_after_compaction, minmax_indices
 from sim.optim.muon import init_mlp, mlp_loss
-from sim.optim.optimizers import RACE_LRS, RACERS, SCHEDULES, schedule, schedule_args
+from sim.optim.optimizers import NS_STEPS, RACE_LRS, RACERS, SCHEDULES, schedule, schedule_args
 
 MOMENTUM = 0.9  # heavy ball's β
 BETAS = (0.9, 0.999)  # Adam's and AdamW's
@@ -104,7 +104,8 @@ def make_optimizers(name: str, params: list[torch.Tensor], lr: float, weight_dec
     if name == "muon":
         hidden = hidden_matrices(params)
         rest = [p for p in params if all(p is not h for h in hidden)]
-        return [torch.optim.Muon(hidden, lr=lr, weight_decay=weight_decay, momentum=MUON_MOMENTUM),
+        return [torch.optim.Muon(hidden, lr=lr, weight_decay=weight_decay, momentum=MUON_MOMENTUM,
+                                 ns_steps=NS_STEPS),
                 torch.optim.AdamW(rest, lr=rest_lr, betas=BETAS, weight_decay=weight_decay, fused=True)]
     raise ValueError(f"unknown racer {name!r}; one of {', '.join(RACERS)}")
 
@@ -219,6 +220,12 @@ class Racer:
         """Bytes held by the optimisers' state (0 before the first step: torch allocates it then)."""
         return sum(tensor_bytes(o.state) for o in self.optimizers)
 
+    def step_counters(self) -> tuple[int, int]:
+        """(how many, bytes) of the step counters in the optimisers' state: torch's Adam and AdamW keep one per
+        parameter tensor; SGD, momentum, Lion and Muon keep none."""
+        steps = [s["step"] for o in self.optimizers for s in o.state.values() if torch.is_tensor(s.get("step"))]
+        return len(steps), sum(v.numel() * v.element_size() for v in steps)
+
     def ms_per_step(self) -> float | None:
         """Median wall-clock of the last TIMED steps, in ms (None before a step)."""
         return statistics.median(self.step_s) * 1e3 if self.step_s else None
@@ -247,6 +254,7 @@ class Racer:
         the recorded values named in `curves`, decimated to POINTS_DRAWN."""
         return {"name": self.name, "label": self.label, "steps": self.steps, "loss": self.last_loss(),
                 "ms": self.ms_per_step(), "update_ms": self.update_ms(), "state_bytes": self.state_bytes(),
+                "counters": self.step_counters(),
                 "params": self.n_params, "diverged_at": self.diverged_at, "finished": self.finished,
                 "curves": self.curves({k: POINTS_DRAWN[k] for k in curves})}
 

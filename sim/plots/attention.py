@@ -101,6 +101,25 @@ def sharpness_figure(head_dims: Sequence[int], curves: dict[str, Sequence[float]
     return compact_layout(fig, labels["d_h"], labels["max"], height=260)
 
 
+def variance_figure(head_dims: Sequence[int], measured: dict[str, Sequence[float]], labels: dict,
+                    current: int | None = None) -> go.Figure:
+    """The measured variance of q·k against the head width, log-log: unit vectors (1/d_h) and unit-variance entries
+    (d_h), each with its formula dashed. labels: "d_h", "variance", "unit", "entries", "inverse", "width"."""
+    d = np.asarray(head_dims, dtype=float)
+    fig = go.Figure()
+    for key, formula, values, colour in (("unit", "inverse", 1.0 / d, TEST_COLOR), ("entries", "width", d,
+                                                                                      TRAIN_COLOR)):
+        fig.add_trace(go.Scatter(x=d, y=list(measured[key]), mode="markers", name=labels[key],
+                                 marker=dict(color=colour, size=9)))
+        fig.add_trace(go.Scatter(x=d, y=values, mode="lines", name=labels[formula],
+                                 line=dict(color=colour, width=1.5, dash="dash")))
+    if current is not None:
+        fig.add_vline(x=current, line=dict(color=GUIDE_COLOR, dash="dot"))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power")
+    return compact_layout(fig, labels["d_h"], labels["variance"], height=260)
+
+
 def bars_figure(names: Sequence[str], series_: dict[str, Sequence[float]], y_title: str) -> go.Figure:
     """Grouped bars, one group per name (e.g. the notes' softmax scores and weights), values written on them."""
     fig = go.Figure()

@@ -233,6 +233,7 @@ def update_latex(opt: str, rec: dict, hyper: dict) -> str:
     t, g, s = rec["step"], rec["grad"], rec["state"]
     h = {k: fmt(v) for k, v in hyper.items()}
     lines = [rf"t &= {t},\quad \theta_{{t-1}} = {vec(rec['theta'])},\quad g_t = \nabla f(\theta_{{t-1}}) = {vec(g)}"]
+    given = rf"\eta = {h['lr']}"  # the hyper-parameters of the last line, written after it
     if opt == "momentum":
         lines.append(rf"v_t &= \beta v_{{t-1}} + g_t = {vec(s['buf'])}\quad (\beta = {h['beta']})")
         step = r"\eta\, v_t"
@@ -255,16 +256,18 @@ def update_latex(opt: str, rec: dict, hyper: dict) -> str:
         lines.append(rf"\hat m_t &= m_t / (1-\beta_1^{{t}}) = {vec(s['m_hat'])},\quad "
                      rf"\hat v_t = v_t / (1-\beta_2^{{t}}) = {vec(s['v_hat'])}")
         step = r"\eta\, \hat m_t / (\sqrt{\hat v_t} + \epsilon)"
-        if opt == "adamw":
-            step += rf" + \eta\lambda\theta_{{t-1}}\ (\lambda = {h['weight_decay']})"
+        if opt == "adamw":  # decoupled: θ ← (1 − ηλ)θ, i.e. ηλθ subtracted beside the adaptive step
+            step += r" - \eta\lambda\theta_{t-1}"
+            given += rf",\ \lambda = {h['weight_decay']}"
     elif opt == "lion":
         lines.append(rf"c_t &= \beta_1 m_{{t-1}} + (1-\beta_1) g_t = {vec(s['c'])}\quad (\beta_1 = {h['beta1']})")
         lines.append(rf"m_t &= \beta_2 m_{{t-1}} + (1-\beta_2) g_t = {vec(s['m'])}\quad (\beta_2 = {h['beta2']})")
         step = r"\eta\,(\operatorname{sign}(c_t) + \lambda\theta_{t-1})"
+        given += rf",\ \lambda = {h['weight_decay']}"
     else:
         step = r"\eta\, g_t"
     lines.append(rf"\theta_t &= \theta_{{t-1}} - {step} = {vec(rec['theta'])} + {vec(rec['update'])}"
-                 rf" = {vec(rec['theta_new'])}\quad (\eta = {h['lr']})")
+                 rf" = {vec(rec['theta_new'])}\quad ({given})")
     return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
 
 

@@ -131,6 +131,20 @@ def sharpness_by_head_dim(head_dims: list[int], T: int = 16, samples: int = 64,
     return out
 
 
+def dot_variance(head_dims: list[int], pairs: int = 4096, seed: int = 0) -> dict[str, list[float]]:
+    """Measured variance of the dot product q·k of random pairs of width d, for two kinds of random vector:
+    "unit", q and k of length 1 (uniform on the sphere; the variance is 1/d: the dot product is a cosine), and
+    "entries", every component N(0, 1) (the variance is d: this is what ÷√d brings back to 1)."""
+    g = torch.Generator().manual_seed(seed)
+    out: dict[str, list[float]] = {"unit": [], "entries": []}
+    for d in head_dims:
+        q, k = torch.randn(2, pairs, d, generator=g, dtype=torch.float64)
+        out["entries"].append((q * k).sum(-1).var().item())
+        q, k = q / q.norm(dim=-1, keepdim=True), k / k.norm(dim=-1, keepdim=True)
+        out["unit"].append((q * k).sum(-1).var().item())
+    return out
+
+
 @dataclass(frozen=True)
 class Pipeline:
     """Every stage of one multi-head attention pass over a single sequence (no batch dimension)."""

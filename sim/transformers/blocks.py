@@ -301,6 +301,11 @@ def kv_bytes_per_token_layer(kind: str, n_head: int, d_head: int, n_kv_head: int
     return kv_cache_bytes(1, 1, n_head * d_head, n_head, kv, dtype_bytes)
 
 
+def kv_ratios(per_token: dict[str, int]) -> dict[str, float]:
+    """How many times fewer numbers MLA caches than each of MHA, GQA and MQA (kv_bytes_per_token_layer's values)."""
+    return {kind: per_token[kind] / per_token["mla"] for kind in KV_KINDS if kind != "mla"}
+
+
 # ---------- Pre-LN against Post-LN ----------
 LN_MODES = ("pre", "post")
 
@@ -416,4 +421,11 @@ class DepthTrainer(LossCurve):
             self.norms = self.grad_norms()
             self.optimizer.step()
             self.record(loss.item())
+
+
+def init_gradient_ratio(pre: DepthTrainer, post: DepthTrainer) -> tuple[float, float]:
+    """(smallest, largest) over the blocks of Post-LN's gradient norm at initialisation divided by Pre-LN's (two
+    runs from the same weights and batch)."""
+    ratio = np.asarray(post.init_norms, dtype=np.float64) / np.asarray(pre.init_norms, dtype=np.float64)
+    return float(ratio.min()), float(ratio.max())
 

@@ -14,6 +14,9 @@ from torch import nn
 from sim.core.history import LossCurve, bound
 from sim.core.models import linear
 
+# published routing, (routed experts E, experts per token k): Mixtral's top-2 is where "2" comes from; DeepSeek-V3
+# (plus one shared expert every token uses) and Qwen3's largest MoE route each token to 8
+PUBLISHED_ROUTING = {"Mixtral 8×7B": (8, 2), "DeepSeek-V3": (256, 8), "Qwen3-235B-A22B": (128, 8)}
 MODES = ("none", "aux", "bias")  # no balancing (α = 0), the auxiliary loss (α > 0), the expert bias (γ)
 
 

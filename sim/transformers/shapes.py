@@ -269,7 +269,7 @@ class ShapeConfig:
     batch: int = 2  # B: sequences per forward pass
     seq_len: int = 5  # T: tokens per sequence (also the model's context, block_size)
     d_model: int = 8  # C: width of the residual stream
-    n_head: int = 4  # H: attention heads; d_h = d_model / n_head
+    n_head: int = 4  # h: attention heads; d_h = d_model / h (the notes' letters: their H is d_model)
     n_kv_head: int = 4  # KV heads for the KV-cache arithmetic (grouped-query attention); n_head = plain MHA
     d_ff: int = 32  # hidden width of the feed-forward network
     vocab_size: int = 64  # V: rows of the token embedding, columns of the logits
@@ -406,6 +406,12 @@ def param_counts(c: ShapeConfig) -> dict[str, int]:
     counts["total"] = sum(counts.values())
     counts["non_embedding"] = counts["blocks"] + counts["ln_f"]
     return counts
+
+
+def hidden_matrix_params(c: ShapeConfig) -> int:
+    """Parameters in the blocks' 2-D weight matrices, Q, K, V, O (C·C each) and the FFN's two (C·d_ff each): the
+    ones Muon takes. The embeddings, the output head, the biases and the norms' gains stay on AdamW."""
+    return c.n_layer * (4 * c.d_model * c.d_model + 2 * c.d_model * c.d_ff)
 
 
 @dataclass(frozen=True)

@@ -143,6 +143,10 @@ class Task:
         prompt = prompt if ok else self.default_probe()
         return self.example(prompt)[:-1], prompt, ok
 
+    def guess_loss(self) -> float:
+        """The loss of a model that guesses every answer letter uniformly: ln |LETTERS| (generated tasks)."""
+        return math.log(len(LETTERS))
+
     def loss_floor(self) -> float | None:
         """Lowest mean loss a model that cannot see the future can reach (None: unknown, for a text)."""
         if self.name == "text":
