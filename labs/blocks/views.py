@@ -10,6 +10,7 @@ from sim.transformers.blocks import (KV_KINDS, POSITIONS, ffn_module, ffn_params
                         position_experiment, rope, rope_frequencies, rope_pairs, rope_scores, swiglu_hidden, vectors)
 from sim.plots.blocks import (activation_figure, bars_figure, init_figure, norm_figure, position_figures, rope_figure,
                               score_figure)
+from labs.blocks.ffn_batch import ffn_batch_view
 from sim.plots.shapes import human_bytes, human_count
 from sim.transformers.shapes import kv_cache_bytes
 from ui import charts
@@ -173,6 +174,7 @@ def ffn_section(state: PageState) -> None:
     charts.plotly_chart(c1, activation_figure(x, curves, {"title": t("blk.ffn.curves")}), key="blk.fig.act")
     charts.plotly_chart(c2, bars_figure(names, counts, t("blk.ffn.params_title"), t("blk.ffn.col.params")),
                         key="blk.fig.ffn")
+    ffn_batch_view(d, h)
 
 
 # ---------- KV cache ----------

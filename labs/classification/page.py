@@ -3,7 +3,8 @@ import random
 
 import streamlit as st
 
-from labs.classification.results import curves_panel, downloads, evaluation_panel, model_notes_panel, why_cross_entropy
+from labs.classification.results import (curves_panel, downloads, evaluation_panel, features_panel, model_notes_panel,
+                                         why_cross_entropy)
 from labs.classification.schema import PAGE, SCHEMA
 from sim.core.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS, split_sizes
 from sim.nets.training import ClassifierConfig, Trainer
@@ -150,7 +151,7 @@ def main() -> None:
         panel = state.widget("panel", fold=False, label_visibility="collapsed")
         with player.lock:  # the run may be training on its own thread
             {"eval": lambda: evaluation_panel(state, player.model), "why_ce": lambda: why_cross_entropy(state),
-             "download": lambda: downloads(player.model)}[panel]()
+             "features": lambda: features_panel(player.model), "download": lambda: downloads(player.model)}[panel]()
 
 
 main()
