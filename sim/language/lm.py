@@ -21,6 +21,7 @@ from sim.transformers.transformer import LMTrainer, TransformerConfig
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 MIN_TEXT_CHARS = 200
+SYNTHETIC_CHARS = 30_000  # the lab's text of the built-in language
 BATCH = 16  # windows per optimizer step: half the cost of 32 per frame, about the same time to the floor
 VAL_WINDOWS = 64  # most validation windows per evaluation (the same ones every time)
 EVAL_EVERY = 50  # optimizer steps between validation losses
