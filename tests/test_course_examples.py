@@ -1,5 +1,5 @@
-"""The course texts' worked examples that the labs reproduce, with the texts' own numbers (../shared/seeds):
-the next-token pairs of "我今天吃了一碗面" and the article's 7 B / 2 T against 14 B / 1 T plans (language-model lab),
+"""The course texts' worked examples that the labs reproduce, with the texts' own numbers (../shared/seeds): the
+next-token pairs of "我今天吃了一碗面" and the article's 7 B / 2 T against 14 B / 1 T plans (language-model lab),
 the embedding lookup of ids [4, 18, 7] (shape lab), the notes' 8-token batch through the FFN (blocks lab), and the
 features of a 224×224×3 picture and of the (age, income) shopper (classification lab)."""
 import math
@@ -21,8 +21,8 @@ def test_the_articles_sentence_gives_its_next_token_pairs():
     tok = make_tokenizer("char", ARTICLE_SENTENCE, 0)
     pairs = [(tok.decode(x), tok.decode([y])) for x, y in next_token_pairs(tok, ARTICLE_SENTENCE)]
     assert ARTICLE_SENTENCE == "我今天吃了一碗面" and len(pairs) == 7
-    for given in (("我今天吃了一碗", "面"), ("我今天吃了一", "碗"), ("我今天吃了", "一")):  # the article's three
-        assert given in pairs
+    for given in (("我今天吃了一碗", "面"), ("我今天吃了一", "碗"), ("我今天吃了", "一")):
+        assert given in pairs  # the article's three
     assert pairs[0] == ("我", "今")  # every character but the first is a target once
     assert [y for _, y in pairs] == list(ARTICLE_SENTENCE[1:])
 

@@ -39,7 +39,7 @@ def plans_view(fit: str, served: float) -> None:
     st.subheader(t("lm.plans.title"))
     r = article_plans(fit, served)
     cols = ("N", "D", "train", "per_token", "serve", "total", "loss")
-    rows = [{t("lm.plans.col.plan"): t(f"lm.plans.{name}"),
+    rows = [{t("lm.plans.col.plan"): t("lm.plans.plan", name=name, n=f"{p['N'] / 1e9:g} B", d=f"{p['D'] / 1e12:g} T"),
              **{t(f"lm.plans.col.{c}"): f"{p[c]:.3f}" if c == "loss" else _e(p[c]) for c in cols}}
             for name, p in r["plans"].items()]
     st.dataframe(pd.DataFrame(rows), hide_index=True, key="lm.plans_df")
@@ -47,4 +47,5 @@ def plans_view(fit: str, served: float) -> None:
     st.markdown(t("lm.plans.explain", fit=t(f"lm.fit.{fit}"), train=_e(a["train"]), la=f"{a['loss']:.3f}",
                   lb=f"{b['loss']:.3f}", ratio=f"{b['per_token'] / a['per_token']:g}", served=_e(served),
                   saved=_e(b["serve"] - a["serve"])))
-    st.caption(t("lm.plans.match", d=_e(r["D_match"]), extra=_e(r["extra"]), even=_e(r["break_even"]), lb=f"{b['loss']:.3f}"))
+    st.caption(t("lm.plans.match", d=_e(r["D_match"]), extra=_e(r["extra"]), even=_e(r["break_even"]),
+                 lb=f"{b['loss']:.3f}"))

@@ -10,15 +10,15 @@ SHOWN_COLUMNS = 8  # columns of the looked-up rows written out
 
 
 def lookup_view(c: ShapeConfig, error_text) -> None:
-    st.subheader(t("shp.lookup.title", ids=list(NOTES_IDS)))
+    st.subheader(t("shp.lookup.title", ids=shape_text(NOTES_IDS)))
     try:
         r = embedding_lookup(c)
     except ShapeError as e:
         st.info(error_text(e), icon=":material/info:")
         return
     ids = list(r.ids)
-    st.markdown(t("shp.lookup.intro", V=c.vocab_size, d=c.d_model, ids=ids, table=shape_text(r.table_shape),
-                  n=len(ids), out=shape_text(r.out_shape)))
+    st.markdown(t("shp.lookup.intro", V=c.vocab_size, d=c.d_model, ids=shape_text(ids), n=len(ids),
+                  table=shape_text(r.table_shape), out=shape_text(r.out_shape)))
     if r.rows is None:
         st.caption(t("shp.lookup.no_numbers", n=f"{LOOKUP_MAX_VALUES:,}"))
         return

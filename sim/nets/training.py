@@ -293,7 +293,8 @@ def feature_examples(features: tuple[str, ...], hidden: tuple[int, ...], n_out: 
     for name in FEATURE_EXAMPLES:
         n = input_features(shapes[name])
         rows.append({"name": name, "shape": shapes[name], "features": n, "logistic": mlp_parameters((n, 1)),
-                     "network": mlp_parameters((n, *hidden, n_out)), "first_layer": n * hidden[0] if hidden else None})
+                     "network": mlp_parameters((n, *hidden, n_out)),
+                     "first_layer": n * hidden[0] if hidden else None})
     return rows
 
 
