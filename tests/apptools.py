@@ -18,6 +18,11 @@ def texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+def table(at: AppTest, column: str):
+    """The first dataframe on the page that has this column (AppTest does not keep a dataframe's key)."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
 def schema_choices(page: str, schema) -> dict[str, tuple]:
     """Raw values of every choice widget by its key (AppTest cannot map translated labels back)."""
     return {f"{page}.{p.name}": p.choices for p in schema if p.choices}

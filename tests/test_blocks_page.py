@@ -5,7 +5,7 @@ import random
 
 import numpy as np
 import pytest
-from apptools import fuzz_widget, open_lab, schema_choices, texts
+from apptools import fuzz_widget, open_lab, schema_choices, table, texts
 
 from labs.blocks.schema import PAGE as P
 from labs.blocks.schema import SCHEMA, SECTIONS
@@ -99,6 +99,14 @@ def test_kv_cache_for_deepseek_v2_and_bad_groups():
     assert list(df.iloc[:, 1]) == [32768, 2048, 256, 576]
     at = page(section="kv", k_heads="12", k_kv="5")
     assert EN["blk.kv.bad_groups"].format(kv=5, h=12) in texts(at)
+
+
+def test_the_notes_batch_through_the_ffn():
+    at = page(section="ffn", f_d="768", f_ratio="4")
+    code = [c.value for c in at.code]
+    assert "[5, 9]" in code[-1].splitlines()[0] and len(code[-1].splitlines()) == 8  # Y: row 1 is the notes' y
+    df = table(at, EN["blk.ffn.batch.col.out"])
+    assert list(df[EN["blk.ffn.batch.col.out"]]) == ["[8, 3072]", "[8, 3072]", "[8, 768]"] and not at.exception
 
 
 def test_rope_scores_on_the_page_are_equal_down_the_column():

@@ -3,7 +3,7 @@ import random
 import time
 
 import pytest
-from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
+from apptools import fuzz_widget, open_app, open_lab, schema_choices, table, texts
 
 from sim.core.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
 from ui.i18n import catalogue
@@ -34,6 +34,17 @@ def test_classification_page_in_both_languages(lang):
     at = cls_page(lang)
     assert at.title[0].value == catalogue(lang)["cls.title"]
     assert at.get_by_key("cls.dataset") and at.get_by_key("cls.lr")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_features_panel_counts_the_picture_and_the_shopper(lang):
+    at = cls_page(lang, panel="features", hidden="4,2", features="x1,x2")
+    cat = catalogue(lang)
+    df = table(at, cat["cls.feat.col.logistic"])
+    assert list(df[cat["cls.feat.col.features"]]) == ["2", "2", "150,528"]
+    assert list(df[cat["cls.feat.col.logistic"]]) == ["3", "3", "150,529"]
+    assert list(df[cat["cls.feat.col.shape"]])[-1] == "224 × 224 × 3"
+    assert "602,112" in texts(at) and not at.exception  # 150,528 inputs × 4 neurons of the first layer
 
 
 def test_url_values_set_widgets_and_bad_values_get_a_notice():
@@ -145,7 +156,7 @@ def test_fuzz_every_widget():
     for features in (["x1sq", "sinx2"], ["x1", "x2", "x1sq", "x2sq", "x1x2", "sinx1", "sinx2"]):
         at.pills(key="cls.features").set_value(features).run()
         assert not at.exception
-    for panel in ("why_ce", "download", "eval"):
+    for panel in ("why_ce", "features", "download", "eval"):
         at.segmented_control(key="cls.panel").set_value(panel).run()
         assert not at.exception
 

@@ -3,7 +3,7 @@ refusals, the published numbers, and widget fuzzing."""
 import random
 
 import pytest
-from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
+from apptools import fuzz_widget, metrics, open_lab, schema_choices, table, texts
 
 from labs.lm.schema import SCHEMA
 from sim.language.scaling import compute_optimal
@@ -113,3 +113,24 @@ def test_measured_sweep_is_also_fitted_with_e_held_at_the_entropy():
     assert f"α = {held.alpha:.2f} and β = {held.beta:.2f}" in shown
     assert f"RMS error of {held.rms_log_error(points):.3f}" in shown
     assert EN["lm.col.held_n"] in at.dataframe[-1].value.columns
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_articles_sentence_as_next_token_pairs(lang):
+    at = lm_page(lang, section="tokens")
+    cat = catalogue(lang)
+    df = table(at, cat["lm.pairs.col.target"])
+    pairs = list(zip(df[cat["lm.pairs.col.input"]], df[cat["lm.pairs.col.target"]]))
+    assert len(pairs) == 7 and pairs[-1] == ("我今天吃了一碗", "面") and ("我今天吃了", "一") in pairs
+    at.text_input(key="lm.pairs_text").set_value("猫追狗").run()
+    df = table(at, cat["lm.pairs.col.target"])
+    assert list(df[cat["lm.pairs.col.target"]]) == ["追", "狗"] and not at.exception
+
+
+def test_the_articles_two_plans_beside_the_inference_law():
+    at = lm_page(section="laws", fit="hoffmann", log_served="13")
+    df = table(at, EN["lm.plans.col.per_token"])
+    assert list(df[EN["lm.plans.col.train"]]) == ["8.4e+22", "8.4e+22"]
+    assert list(df[EN["lm.plans.col.per_token"]]) == ["1.4e+10", "2.8e+10"]
+    assert list(df[EN["lm.plans.col.loss"]]) == ["2.020", "2.014"]
+    assert EN["lm.plans.match"].split("{")[0] in texts(at) and not at.error

@@ -3,7 +3,7 @@ import random
 from dataclasses import asdict
 
 import pytest
-from apptools import open_lab, texts
+from apptools import open_lab, table, texts
 
 from sim.transformers.shapes import PRESETS
 from ui.i18n import catalogue
@@ -33,6 +33,16 @@ def test_page_in_both_languages_shows_the_notes_chain(lang):
     assert catalogue(lang)["shp.notes_match"] in text
     assert at.get_by_key("shp.flow_fig") and at.get_by_key("shp.kv_fig")
     assert not at.error
+
+
+def test_the_notes_ids_looked_up_in_the_embedding():
+    at = page()
+    df = table(at, "7")
+    assert list(df.index) == ["row 1 = E[4]", "row 2 = E[18]", "row 3 = E[7]"] and df.shape == (3, 8)
+    text = texts(at)
+    assert "ids [4, 18, 7]" in text and "E [64, 8] and the ids [3] give E[ids] [3, 8]" in text
+    at = page(vocab_size="10")
+    assert message_head("shp.error.id_range") in texts(at) and not any(len(d.value) == 3 for d in at.dataframe)
 
 
 def test_url_values_set_the_widgets_and_bad_ones_get_a_notice():

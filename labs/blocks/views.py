@@ -10,6 +10,7 @@ from sim.transformers.blocks import (POSITIONS, ffn_module, ffn_params, init_sta
                                      rope_frequencies, rope_pairs, rope_scores, swiglu_hidden, vectors)
 from sim.plots.blocks import (activation_figure, bars_figure, init_figure, norm_figure, position_figures, rope_figure,
                               score_figure)
+from labs.blocks.ffn_batch import ffn_batch_view
 from sim.plots.shapes import human_count
 from ui import charts
 from ui.i18n import t
@@ -172,3 +173,4 @@ def ffn_section(state: PageState) -> None:
     charts.plotly_chart(c1, activation_figure(x, curves, {"title": t("blk.ffn.curves")}), key="blk.fig.act")
     charts.plotly_chart(c2, bars_figure(names, counts, t("blk.ffn.params_title"), t("blk.ffn.col.params")),
                         key="blk.fig.ffn")
+    ffn_batch_view(d, h)

@@ -3,10 +3,12 @@ import random
 
 import streamlit as st
 
-from labs.classification.results import curves_panel, downloads, evaluation_panel, model_notes_panel, why_cross_entropy
+from labs.classification.config import make_config
+from labs.classification.results import (curves_panel, downloads, evaluation_panel, features_panel, model_notes_panel,
+                                         why_cross_entropy)
 from labs.classification.schema import PAGE, SCHEMA
 from sim.core.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS, split_sizes
-from sim.nets.training import ClassifierConfig, Trainer
+from sim.nets.training import Trainer
 from sim.core.upload import parse_points_csv
 from ui import live, live_run
 from ui.i18n import t
@@ -20,15 +22,6 @@ ss = st.session_state
 # ---------- model ----------
 def regenerate() -> None:
     ss["cls.seed"] = random.randrange(1_000_000)
-
-
-def make_config(v: dict) -> ClassifierConfig:
-    loss = "squared_error" if v["problem"] == "regression" else v["loss"]
-    return ClassifierConfig(
-        problem=v["problem"], dataset=v["dataset"], n=v["n"], noise=v["noise"], train_ratio=v["train_ratio"],
-        val_ratio=v["val_ratio"], batch_size=v["batch_size"], features=v["features"], hidden=v["hidden"],
-        activation=v["activation"], lr=v["lr"], regularization=v["regularization"], reg_rate=v["reg_rate"],
-        loss=loss, optimizer=v["optimizer"], weight_decay=v["weight_decay"], dropout=v["dropout"], seed=v["seed"])
 
 
 def current_player(v: dict) -> Player | None:
@@ -150,7 +143,7 @@ def main() -> None:
         panel = state.widget("panel", fold=False, label_visibility="collapsed")
         with player.lock:  # the run may be training on its own thread
             {"eval": lambda: evaluation_panel(state, player.model), "why_ce": lambda: why_cross_entropy(state),
-             "download": lambda: downloads(player.model)}[panel]()
+             "features": lambda: features_panel(player.model), "download": lambda: downloads(player.model)}[panel]()
 
 
 main()

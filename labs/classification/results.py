@@ -1,5 +1,6 @@
 """The classification lab's results under the live view: loss curves, evaluation (tuned on the validation set,
-the test set evaluated once, on request), what the model is called, why cross-entropy, downloads."""
+the test set evaluated once, on request), what the model is called, why cross-entropy, how many features an input
+is, downloads."""
 from datetime import datetime, timezone
 
 import numpy as np
@@ -11,7 +12,7 @@ from sim.nets.losses import logit_gradients
 from sim.plots.curves import accuracy_curves, loss_curves
 from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
 from sim.plots.losses import gradient_figure
-from sim.nets.training import Trainer, affine_formula, collapse_linear, model_notes
+from sim.nets.training import Trainer, affine_formula, collapse_linear, feature_examples, model_notes
 from ui import charts
 from ui.i18n import t
 from ui.player import Player
@@ -124,6 +125,26 @@ def why_cross_entropy(state: PageState) -> None:
     labels = {"p": t("cls.ce_p_axis"), "grad": t("cls.ce_grad_axis"),
               "cross_entropy": t("cls.loss.cross_entropy"), "squared_error": t("cls.loss.squared_error")}
     charts.plotly_chart(right, gradient_figure(grid, logit_gradients(grid, 1.0), p, labels), key="cls.ce_fig")
+
+
+def features_panel(trainer: Trainer) -> None:
+    """How many input features this lab's points, the notes' shopper and the article's picture are, and what that
+    costs a model: logistic regression, and the network as set here."""
+    config = trainer.config
+    rows = feature_examples(config.features, config.hidden, int(trainer.net.sizes[-1]))
+    names = ", ".join(t(f"cls.features.{f}") for f in config.features)
+    st.markdown(t("cls.feat.intro", purchase=rows[1]["logistic"]))
+    col = {k: t(f"cls.feat.col.{k}") for k in ("example", "shape", "features", "logistic", "network")}
+    st.dataframe({col["example"]: [t(f"cls.feat.{r['name']}", names=names) for r in rows],
+                  col["shape"]: [" × ".join(str(n) for n in r["shape"]) for r in rows],
+                  **{col[k]: [f"{r[k]:,}" for r in rows] for k in ("features", "logistic", "network")}},
+                 hide_index=True, key="cls.feat_df")
+    image = rows[-1]
+    if image["first_layer"] is None:
+        st.caption(t("cls.feat.note_linear", n=f"{image['features']:,}"))
+    else:
+        st.caption(t("cls.feat.note", n=f"{image['features']:,}", h=config.hidden[0], first=f"{image['first_layer']:,}",
+                     lab=f"{rows[0]['network']:,}"))
 
 
 def downloads(trainer: Trainer) -> None:

@@ -35,6 +35,6 @@ SCHEMA = [
     Param("threshold", "float", 0.5, lo=0.0, hi=1.0, step=0.01),
     Param("discretize", "bool", False),
     Param("show_test", "bool", False),  # shows the validation points; the old name keeps old links working
-    Param("panel", "choice", "eval", choices=("eval", "why_ce", "download"), widget="segmented"),
+    Param("panel", "choice", "eval", choices=("eval", "why_ce", "features", "download"), widget="segmented"),
     Param("ce_p", "float", 0.9, lo=0.01, hi=0.99, step=0.01),  # the "why cross-entropy" probability
 ]

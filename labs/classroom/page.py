@@ -7,7 +7,7 @@ import io
 import segno
 import streamlit as st
 
-from labs.classroom.questions import BANK, questions
+from labs.classroom.questions import BANK, BankQuestion, questions
 from labs.classroom.schema import PAGE, SCHEMA
 from server import classroom as cr
 from sim.plots.palette import BLUE, INK
@@ -97,14 +97,26 @@ def pose(text: str, options: list[str]) -> None:
         st.rerun()
 
 
+def bank_question(text: str) -> BankQuestion | None:
+    """The bank question posed with this text (its i18n key); None for a question the teacher typed."""
+    return next((q for q in BANK if text == f"room.q.{q.id}"), None)
+
+
+def right_answer(question: cr.Question) -> None:
+    """After the reveal, a bank question's right option."""
+    found = bank_question(question.text)
+    if question.revealed and found:
+        st.markdown(t("room.right", a=t(f"room.q.{found.id}.{found.answer}")))
+
+
 def reveal(question: cr.Question) -> None:
     """Reveal: answers close, and a bank question's experiment opens in its lab (the class follows there)."""
     classroom.room().reveal(classroom.code(), ss["_cls.secret"])
-    found = [q for q in BANK if question.text == f"room.q.{q.id}"]
-    lab = classroom.lab_pages().get(found[0].lab) if found else None
+    found = bank_question(question.text)
+    lab = classroom.lab_pages().get(found.lab) if found else None
     if lab is None:
         st.rerun()
-    values, _ = read_query(lab.schema, {**(classroom.current_params(lab) or {}), **found[0].reveal})
+    values, _ = read_query(lab.schema, {**(classroom.current_params(lab) or {}), **found.reveal})
     set_values(lab.page, lab.schema, values)
     st.switch_page(lab.file)
 
@@ -129,6 +141,7 @@ def teacher_live() -> None:
     from ui.charts import bar_chart  # the presenter style, like every chart (ui/charts.py)
     bar_chart(st, rows, x="answers", y="option", color=BLUE, height=60 + 60 * len(q.options), key="room.hist")
     st.caption(t("room.answers", n=sum(rows["answers"])))
+    right_answer(q)
     bar = st.container(horizontal=True)
     if not q.revealed and bar.button(t("room.reveal"), type="primary", icon=":material/visibility:", key="room.reveal"):
         reveal(q)
@@ -162,6 +175,7 @@ def student_view() -> None:
     mine = ss.get(f"room.mine.{q.id}")
     if q.revealed:
         st.success(t("room.revealed", a=tr(mine) if mine else "–"), icon=":material/visibility:")
+        right_answer(q)
         return
     bar = st.container(horizontal=True)
     for i, option in enumerate(q.options):

@@ -11,11 +11,13 @@ from sim.language.lm import (LIVE_BUDGETS, LIVE_WIDTHS, MIN_FIT_STEPS, SWEEP_CON
                     sweep_points, synthetic_text)
 from sim.plots.lm import curves_chart, inference_figure, isoflop_chart, kaplan_figure, laws_figure, selected_runs
 from sim.language.scaling import (FITS, GPT3_MIX, MODELS, RULES, article_rule, compute_optimal, fit_loss_surface,
-                                  inference_optimal, isoflop_minimum, kaplan_loss, model_flops)
+                                  inference_optimal, isoflop_minimum, kaplan_loss, model_flops, serving_flops,
+                                  training_flops)
 from ui import charts
 from ui.course import course_note
 from ui.i18n import t
 from ui.urlstate import PageState
+from labs.lm.examples import plans_view
 
 ss = st.session_state
 
@@ -85,14 +87,15 @@ def inference_view(state: PageState, C: float) -> None:
     c[3].metric(t("lm.m.saved"), f"{1 - r['total'] / r['total_chinchilla']:.1%}")
     f = FITS[fit]
     N = np.logspace(math.log10(r["N_chinchilla"]) - 2.5, math.log10(r["N_chinchilla"]) + 0.7, 200)
-    gap = r["loss"] - f.E - f.A / N ** f.alpha
-    ok = gap > 0
-    N, D = N[ok], (f.B / gap[ok]) ** (1 / f.beta)
-    charts.plotly_chart(st, inference_figure(N, 6 * N * D, 2 * N * served, r["N"], r["N_chinchilla"], {
+    D = f.tokens_for(N, r["loss"])
+    N, D = N[np.isfinite(D)], D[np.isfinite(D)]
+    charts.plotly_chart(st, inference_figure(N, training_flops(N, D), serving_flops(N, served), r["N"],
+                                             r["N_chinchilla"], {
         "N": t("lm.axis.N"), "flops": t("lm.axis.flops"), "train": t("lm.cost.train"), "serve": t("lm.cost.serve"),
         "total": t("lm.cost.total"), "best": t("lm.cost.best"), "chinchilla": t("lm.cost.chinchilla")}),
         key="lm.fig.inference")
     st.caption(t("lm.inference_help", loss=f"{r['loss']:.3f}"))
+    plans_view(fit, served)
 
 
 # ---------- measured ----------

@@ -4,18 +4,18 @@ import pandas as pd
 import streamlit as st
 
 from sim.language.grammar import grammar
-from sim.language.lm import MAX_UPLOAD_BYTES, TextError, check_text, read_text, synthetic_text
+from sim.language.lm import MAX_UPLOAD_BYTES, SYNTHETIC_CHARS, TextError, check_text, read_text, synthetic_text
 from sim.plots.lm import token_html
 from sim.core.text import md
 from sim.language.tokenizer import BPE, byte_pieces, make_tokenizer, tokens_per_char
 from ui.i18n import t, t_md
 from ui.upload import upload_box
 from ui.urlstate import PageState
+from labs.lm.examples import next_token_view
 from labs.lm.laws import laws_section, measured_section
 from labs.lm.schema import PAGE, SCHEMA
 from labs.lm.training import train_section
 
-SYNTHETIC_CHARS = 30_000  # the built-in language's text
 SHOWN_CHARS = 300  # characters of the coloured text
 ss = st.session_state
 
@@ -137,6 +137,11 @@ def pitfall(tok: BPE) -> None:
     st.caption(t("lm.pitfall_help"))
 
 
+def tokens_view(state: PageState) -> None:
+    tokens_section(state)
+    next_token_view()
+
+
 def train_view(state: PageState) -> None:
     text, floor = chosen_text(state)
     with state.controls():
@@ -150,7 +155,7 @@ def train_view(state: PageState) -> None:
 
 def main() -> None:
     PageState(PAGE, SCHEMA).sections(t("lm.title"), t("lm.intro"), {
-        "tokens": tokens_section, "train": train_view, "laws": laws_section, "measured": measured_section})
+        "tokens": tokens_view, "train": train_view, "laws": laws_section, "measured": measured_section})
 
 
 main()

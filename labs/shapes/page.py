@@ -8,6 +8,7 @@ from sim.transformers.shapes import (PRESETS, ModelTrace, ShapeConfig, ShapeErro
                         kv_cache_bytes, kv_cache_options, memory_needed, param_counts, shape_chain, trace_model)
 from ui import charts
 from ui.i18n import t
+from labs.shapes.embedding import lookup_view
 from labs.shapes.schema import PAGE, SCHEMA
 from labs.shapes.training import training_memory_view
 from ui.sidebar import cached_device
@@ -149,6 +150,7 @@ def main() -> None:
             summary(trace, c)
             path = q_chain(trace, c)
             trace_views(trace, c, path)
+            lookup_view(c, error_text)
             kv_cache(state, c)
             training_memory_view(trace.totals["params"])
 

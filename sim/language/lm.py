@@ -21,6 +21,7 @@ from sim.transformers.transformer import LMTrainer, TransformerConfig
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 MIN_TEXT_CHARS = 200
+SYNTHETIC_CHARS = 30_000  # the lab's text of the built-in language
 BATCH = 16  # windows per optimizer step: half the cost of 32 per frame, about the same time to the floor
 VAL_WINDOWS = 64  # most validation windows per evaluation (the same ones every time)
 EVAL_EVERY = 50  # optimizer steps between validation losses
@@ -86,6 +87,22 @@ def sample_token(logits: torch.Tensor, temperature: float, top_k: int, top_p: fl
 
 
 # ---------- the text as a task of the tiny GPT ----------
+ARTICLE_SENTENCE = "我今天吃了一碗面"  # the article's example of how pretraining text labels itself
+
+
+def shift_targets(seq: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Next-token prediction's inputs and targets from runs of T + 1 tokens (..., T + 1): (..., T) each. Position t
+    of the input sees tokens 0…t (the causal mask) and its target is token t + 1."""
+    return seq[..., :-1], seq[..., 1:]
+
+
+def next_token_pairs(tokenizer, text: str) -> list[tuple[list[int], int]]:
+    """The training examples one text holds, read off shift_targets row by row: (the ids up to position t,
+    the id at t + 1) for every position but the last."""
+    x, y = shift_targets(torch.tensor(tokenizer.encode(text), dtype=torch.long))
+    return [(x[: t + 1].tolist(), int(y[t])) for t in range(len(y))]
+
+
 @dataclass
 class TokenTask:
     """Windows of `length` tokens of a tokenised text (90 % train, the rest validation) for LMTrainer."""
@@ -110,7 +127,7 @@ class TokenTask:
         ids = self.train_ids if split == "train" else self.val_ids
         starts = torch.randint(len(ids) - self.length, (n,), generator=generator)
         seq = torch.stack([ids[s: s + self.length + 1] for s in starts.tolist()])  # (n, T + 1)
-        return seq[:, :-1], seq[:, 1:]
+        return shift_targets(seq)
 
     def loss_floor(self) -> float | None:
         """The least mean loss per token: entropy per character × characters per token (None for a user's text)."""
@@ -176,11 +193,11 @@ def val_loss(trainer: LMTrainer, max_windows: int = VAL_WINDOWS) -> float:
     starts = torch.arange(0, len(ids) - T, max(1, half))
     if len(starts) > max_windows:
         starts = starts[torch.linspace(0, len(starts) - 1, max_windows).long()]
-    seq = torch.stack([ids[s: s + T + 1] for s in starts.tolist()])
+    x, y = shift_targets(torch.stack([ids[s: s + T + 1] for s in starts.tolist()]))
     trainer.model.eval()
-    logits = trainer.model(seq[:, :-1])
+    logits = trainer.model(x)
     trainer.model.train()
-    return float(F.cross_entropy(logits[:, half:].reshape(-1, logits.size(-1)), seq[:, 1 + half:].reshape(-1)))
+    return float(F.cross_entropy(logits[:, half:].reshape(-1, logits.size(-1)), y[:, half:].reshape(-1)))
 
 
 def lm_trainer(task: TokenTask, layers: int, heads: int, width: int, lr: float, seed: int,

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 FLOPS_PER_PARAM_TOKEN = 6  # forward + backward: about 6 FLOPs per parameter per training token
+SERVE_FLOPS_PER_PARAM_TOKEN = 2  # forward only: about 2 FLOPs per parameter per token served
 TOKENS_PER_PARAM = 20  # the Chinchilla rule of thumb
 
 
@@ -31,6 +32,12 @@ class LossFit:
         """Root mean square of log L(N, D) − log L over measured points [(N, D, L), ...]."""
         pts = np.asarray(points, dtype=float)
         return float(np.sqrt(np.mean((np.log(self.loss(pts[:, 0], pts[:, 1])) - np.log(pts[:, 2])) ** 2)))
+
+    def tokens_for(self, N, loss):
+        """Training tokens D with L(N, D) = loss; inf where N parameters alone cannot get that low."""
+        gap = loss - self.E - self.A / np.power(N, self.alpha)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.where(gap > 0, np.power(self.B / np.maximum(gap, 1e-300), 1 / self.beta), np.inf)
 
     def G(self) -> float:
         """(αA / (βB))^(1/(α+β)): the constant of the compute-optimal N."""
@@ -100,6 +107,11 @@ def training_flops(N: float, D: float) -> float:
     return FLOPS_PER_PARAM_TOKEN * N * D
 
 
+def serving_flops(N: float, tokens: float) -> float:
+    """FLOPs of serving `tokens` tokens with N parameters (one forward pass each)."""
+    return SERVE_FLOPS_PER_PARAM_TOKEN * N * tokens
+
+
 def inference_optimal(C: float, fit: str, inference_tokens: float, points: int = 4001) -> dict[str, float]:
     """Sardana & Frankle: reach the loss the compute-optimal model of budget C reaches, at the least total cost
     6·N·D (training) + 2·N·inference_tokens (serving). For each N the tokens D that reach that loss follow from the
@@ -108,13 +120,11 @@ def inference_optimal(C: float, fit: str, inference_tokens: float, points: int =
     N0, D0 = compute_optimal(C, fit)
     target = float(f.loss(N0, D0))
 
-    def tokens(N):  # D with L(N, D) = target; inf where N alone is too small to get there
-        gap = target - f.E - f.A / np.power(N, f.alpha)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return np.where(gap > 0, np.power(f.B / np.maximum(gap, 1e-300), 1 / f.beta), np.inf)
+    def tokens(N):
+        return f.tokens_for(N, target)
 
     def total(N):
-        return FLOPS_PER_PARAM_TOKEN * N * tokens(N) + 2 * N * inference_tokens
+        return FLOPS_PER_PARAM_TOKEN * N * tokens(N) + serving_flops(N, inference_tokens)
 
     grid = np.logspace(math.log10(N0) - 4, math.log10(N0) + 1, points)
     k = int(np.argmin(total(grid)))
@@ -128,9 +138,32 @@ def inference_optimal(C: float, fit: str, inference_tokens: float, points: int =
             lo = a
     N = math.exp((lo + hi) / 2)
     D = float(tokens(N))
-    return {"N": N, "D": D, "train": training_flops(N, D), "serve": 2 * N * inference_tokens,
+    return {"N": N, "D": D, "train": training_flops(N, D), "serve": serving_flops(N, inference_tokens),
             "total": float(total(N)), "loss": target, "N_chinchilla": N0, "D_chinchilla": D0,
-            "total_chinchilla": training_flops(N0, D0) + 2 * N0 * inference_tokens}
+            "total_chinchilla": training_flops(N0, D0) + serving_flops(N0, inference_tokens)}
+
+
+# the article's two plans of about equal training compute (its intuition for Sardana & Frankle): (name, N, D)
+ARTICLE_PLANS = (("A", 7e9, 2e12), ("B", 14e9, 1e12))
+
+
+def article_plans(fit: str, served: float) -> dict:
+    """The article's plans A (7 B parameters on 2 T tokens) and B (14 B on 1 T) under a published fit, each
+    serving `served` tokens: per plan N, D, training 6·N·D, FLOPs per served token 2·N, serving, total and the
+    fit's loss. Then the comparison the article stops short of: the tokens A needs to reach B's loss
+    ("D_match", inf if it cannot), the training that costs beyond B's ("extra"), and the tokens served after
+    which the smaller model has paid that back ("break_even")."""
+    f = FITS[fit]
+    plans = {}
+    for name, N, D in ARTICLE_PLANS:
+        train, serve = training_flops(N, D), serving_flops(N, served)
+        plans[name] = {"N": N, "D": D, "train": train, "per_token": serving_flops(N, 1), "serve": serve,
+                       "total": train + serve, "loss": float(f.loss(N, D))}
+    a, b = plans["A"], plans["B"]
+    D_match = float(f.tokens_for(a["N"], b["loss"]))
+    extra = training_flops(a["N"], D_match) - b["train"]
+    return {"plans": plans, "D_match": D_match, "extra": extra,
+            "break_even": extra / (b["per_token"] - a["per_token"])}
 
 
 # ---------- fitting L(N, D) to measured runs ----------

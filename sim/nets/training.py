@@ -267,6 +267,38 @@ def affine_formula(w: np.ndarray, b: float, names: list[str]) -> str:
     return text + f" {'−' if b < 0 else '+'} {abs(b):.3g}"
 
 
+# ---------- counting inputs: the course's two examples of features ----------
+IMAGE_SHAPE = (224, 224, 3)  # the article's colour picture: height × width × (red, green, blue)
+PURCHASE_FEATURES = ("age", "income")  # the notes' shopper, who buys or does not (logistic regression)
+FEATURE_EXAMPLES = ("lab", "purchase", "image")
+
+
+def input_features(shape) -> int:
+    """How many numbers one example hands the model: the product of its shape (a picture: height × width ×
+    channels, every channel of every pixel a feature)."""
+    return math.prod(shape)
+
+
+def mlp_parameters(sizes) -> int:
+    """Weights and biases of a dense network with layer sizes (inputs, hidden…, outputs): Σ (a·b + b)."""
+    return sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:]))
+
+
+def feature_examples(features: tuple[str, ...], hidden: tuple[int, ...], n_out: int) -> list[dict]:
+    """FEATURE_EXAMPLES: this lab's points with the chosen features, the shopper's (age, income) and the picture.
+    Each: its shape, its input features, the parameters of logistic regression on them (z = θ₀ + θ₁x₁ + … : one
+    weight per feature and a bias) and of the lab's network as set (hidden layers, n_out outputs), and the weights
+    of that network's first layer alone (None without hidden layers)."""
+    shapes = {"lab": (len(features),), "purchase": (len(PURCHASE_FEATURES),), "image": IMAGE_SHAPE}
+    rows = []
+    for name in FEATURE_EXAMPLES:
+        n = input_features(shapes[name])
+        rows.append({"name": name, "shape": shapes[name], "features": n, "logistic": mlp_parameters((n, 1)),
+                     "network": mlp_parameters((n, *hidden, n_out)),
+                     "first_layer": n * hidden[0] if hidden else None})
+    return rows
+
+
 def warm_up() -> None:
     """Compile sim.nets.fastnet's kernels (or load them from numba's cache) by training a tiny run once.
 

@@ -14,7 +14,7 @@ from torch import nn
 from sim.transformers.attention import positional_encoding
 from sim.core.history import LossCurve
 from sim.core.models import embedding, linear
-from sim.transformers.shapes import kv_cache_bytes
+from sim.transformers.shapes import kv_cache_bytes, trace_shapes
 from sim.transformers.transformer import IGNORE, FeedForward
 
 # ---------- normalisation ----------
@@ -285,6 +285,13 @@ def ffn_module(kind: str, d_model: int, d_ff: int) -> nn.Module:
     """The real module (built on the meta device: nothing allocated), whose parameters the tests count."""
     with torch.device("meta"):
         return FeedForward(d_model, d_ff) if kind == "gelu" else SwiGLU(d_model, d_ff)
+
+
+def ffn_trace(kind: str, d_model: int, d_ff: int, rows: int) -> list[tuple[str, tuple, tuple]]:
+    """(step, input shape, output shape) of each call inside the real FFN module on a batch of `rows` tokens
+    (rows, d_model), traced on the meta device: up-projection, activation (and gate), down-projection."""
+    steps = trace_shapes(ffn_module(kind, d_model, d_ff), torch.zeros(rows, d_model, device="meta"))
+    return [(s.name, s.in_shapes[0], s.out_shape) for s in steps]
 
 
 # ---------- KV cache ----------

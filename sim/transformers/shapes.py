@@ -21,8 +21,9 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from sim.core.errors import CodedError
+from sim.core.models import embedding
 
-ERROR_CODES = ("not_positive", "heads_divide", "kv_heads_divide")
+ERROR_CODES = ("not_positive", "heads_divide", "kv_heads_divide", "id_range")
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 SIZES = ("batch", "seq_len", "d_model", "n_head", "n_kv_head", "d_ff", "vocab_size", "n_layer")
 
@@ -374,6 +375,42 @@ def trace_model(c: ShapeConfig, device: str = "meta") -> ModelTrace:
 def memory_needed(trace: ModelTrace, dtype_bytes: int) -> int:
     """What a real forward pass that keeps its activations (as training does) would hold: weights + new tensors."""
     return trace.totals["params"] * dtype_bytes + trace.totals["new_bytes"]
+
+
+# ---------- the notes' embedding lookup: ids [4, 18, 7] ----------
+NOTES_IDS = (4, 18, 7)
+LOOKUP_MAX_VALUES = 1 << 22  # tables up to this many values are made on the CPU to show numbers (16 MiB in fp32)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The lab model's token embedding looked up at some ids."""
+
+    ids: tuple[int, ...]
+    table_shape: tuple[int, ...]  # (V, C)
+    out_shape: tuple[int, ...]  # (len(ids), C)
+    rows: torch.Tensor | None  # (len(ids), C) what the lookup returned; None for a table too large to make here
+    rows_are_table_rows: bool | None  # row i is exactly the table's row ids[i]; None without numbers
+
+
+@torch.no_grad()
+def embedding_lookup(c: ShapeConfig, ids: tuple[int, ...] = NOTES_IDS) -> Lookup:
+    """Look `ids` up in the token embedding the lab's model starts with (build_model draws it first from a fresh
+    torch.Generator(), so this table is that one): (V, C) table, (len(ids),) ids -> (len(ids), C). Past
+    LOOKUP_MAX_VALUES values the table is made on the meta device: shapes, no numbers. ShapeError "id_range" for an
+    id the vocabulary does not hold."""
+    check_model(c)
+    if max(ids) >= c.vocab_size:
+        raise ShapeError("id_range", {"id": max(ids), "vocab_size": c.vocab_size})
+    device = "cpu" if c.vocab_size * c.d_model <= LOOKUP_MAX_VALUES else "meta"
+    with torch.device(device):
+        table = embedding(c.vocab_size, c.d_model, torch.Generator() if device == "cpu" else None)
+    table = table.to(DTYPES[c.dtype])
+    rows = table(torch.tensor(ids, device=device))  # (len(ids), C)
+    if device == "meta":
+        return Lookup(ids, tuple(table.weight.shape), tuple(rows.shape), None, None)
+    same = all(torch.equal(rows[i], table.weight[k]) for i, k in enumerate(ids))
+    return Lookup(ids, tuple(table.weight.shape), tuple(rows.shape), rows, same)
 
 
 def kv_cache_bytes(n_layer: int, seq_len: int, d_model: int, n_head: int, n_kv_head: int, dtype_bytes: int,

@@ -256,6 +256,22 @@ def notes_ffn() -> tuple[FeedForward, dict[str, torch.Tensor]]:
                  "y": ffn.down(a)}
 
 
+NOTES_BATCH_ROWS = 8  # the notes: a batch of 8 tokens through the same FFN
+
+
+@torch.no_grad()
+def notes_ffn_batch(rows: int = NOTES_BATCH_ROWS, seed: int = 0) -> dict[str, torch.Tensor]:
+    """The notes' FFN (notes_ffn) on a batch X (rows, 2): row 0 is the notes' x = [1, 2], the other rows small whole
+    numbers drawn from `seed`. Every stage on the whole batch at once, H = X·W_up, A = ReLU(H), Y = A·W_down, and
+    "loop": Y computed one row at a time, for comparison."""
+    ffn, _ = notes_ffn()
+    g = torch.Generator().manual_seed(seed)
+    X = torch.cat([torch.tensor([NOTES_FFN_X]), torch.randint(-3, 4, (rows - 1, 2), generator=g).float()])
+    H = ffn.up(X)  # (rows, h)
+    A = ffn.act(H)
+    return {"X": X, "H": H, "A": A, "Y": ffn.down(A), "loop": torch.stack([ffn(x) for x in X])}
+
+
 def notes_ffn_text() -> str:
     """The notes' FFN example stage by stage (notes_ffn), as a code block."""
     _, s = notes_ffn()
