@@ -1,11 +1,15 @@
 """Classroom mode through the app (AppTest): the teacher's and the students' sides, in both languages and
 with both class stores; presenter view and hidden controls on a lab."""
+import html
+
 import pytest
 from apptools import open_app, open_lab, texts
 
 from labs import LABS
 from server import classroom as cr
+from sim.core.text import plain
 from ui import classroom
+from ui.i18n import catalogue as cat
 
 CLS = "labs/classification/page.py"
 ROOM = "labs/classroom/page.py"
@@ -295,3 +299,32 @@ def test_answers_and_the_rate_limit_count_per_browser_not_per_tab(store):
     other.button(key="room.opt.1").click().run()  # another browser is not held back
     assert not other.warning
     assert store.histogram(code, secret) == dict.fromkeys(q.options, 0) | {q.options[0]: 1, q.options[1]: 1}
+
+
+HOSTILE_CODES = ["[a](//ev.il)", "![](//e.vil)", ":red[XXXXX]", "<img src=x>"]
+
+
+@pytest.mark.parametrize("raw", HOSTILE_CODES)
+def test_a_bad_code_typed_or_in_a_link_is_shown_as_typed(store, raw):
+    at = open_lab(ROOM)
+    at.text_input(key="room.code_in").set_value(raw).run()
+    at.button(key="room.join_btn").click().run()
+    message = cat("en")["room.problem.bad_code"].format(code=plain(raw))  # the characters, never markup
+    assert [e.value for e in at.error] == [message] and not at.exception
+    s = open_lab(CLS, "en", **{"class": raw})
+    assert message in [w.value for w in s.warning]
+
+
+def test_a_typed_question_is_shown_as_typed(store):
+    question, options = "![](//e.vil/q.png) [a](//ev.il)", ["![](//e.vil/o.png)", ":red[b]"]
+    t, code = teacher()
+    t.text_input(key="room.own_q").set_value(question)
+    t.text_area(key="room.own_opts").set_value("\n".join(options)).run()
+    t.button(key="room.pose_own").click().run()
+    assert plain(question) in [h.value for h in t.subheader]
+    s = student(code)
+    s.switch_page(ROOM).run()
+    assert any(html.escape(question) in h.proto.body for h in s.get("html"))  # projector-sized, st.html
+    assert [s.button(key=f"room.opt.{i}").label for i in range(2)] == [plain(o) for o in options]
+    s.button(key="room.opt.0").click().run()
+    assert cat("en")["room.your_answer"].format(a=plain(options[0])) in [c.value for c in s.caption]
