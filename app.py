@@ -8,6 +8,7 @@ until it is complete (about 0.4 s, once per process).
 """
 import importlib
 import threading
+from pathlib import Path
 
 import pandas  # noqa: F401 - see the docstring
 import streamlit as st
@@ -18,7 +19,10 @@ from ui import classroom, present
 from ui.i18n import init_lang, t
 from ui.sidebar import device_banner, language_switch
 
-st.set_page_config(page_title="ML Visual Simulator", page_icon=":material/science:", layout="wide")
+# the icon from a file: a ":material/..." page icon makes the browser fetch its SVG from Google's font servers, and
+# nothing may be fetched from outside (an SVG file reaches the browser inline, as a data: URL)
+ICON = Path(__file__).resolve().parent / "assets" / "icon.svg"
+st.set_page_config(page_title="ML Visual Simulator", page_icon=str(ICON), layout="wide")
 init_lang()
 
 home = st.Page("labs/home.py", title=t("nav.home"), icon=":material/home:", default=True)  # served at /

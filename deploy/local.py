@@ -22,10 +22,11 @@ APPTEST_TIMEOUT_S = 60
 
 
 @contextmanager
-def running_app(stdout=subprocess.DEVNULL, timeout_s: float = 90):
-    """`streamlit run app.py` on a free port, its output to `stdout`; yields (base URL, process) once healthy."""
+def running_app(stdout=subprocess.DEVNULL, timeout_s: float = 90, script: str = "app.py"):
+    """`streamlit run <script>` (the app, or a test's page, relative to the repository) on a free port, its output
+    to `stdout`; yields (base URL, process) once healthy."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
                              "--server.headless", "true"], cwd=ROOT, stdout=stdout, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -1,11 +1,14 @@
 """Classroom mode through the app (AppTest): the teacher's and the students' sides, in both languages and
 with both class stores; presenter view and hidden controls on a lab."""
+import html
+
 import pytest
 from apptools import open_app, open_lab, texts
 
 from labs import LABS
 from labs.classroom.questions import BANK
 from server import classroom as cr
+from sim.core.text import plain
 from ui import classroom
 from ui.i18n import catalogue
 
@@ -311,3 +314,32 @@ def test_every_reveal_opens_its_lab_without_a_problem(q):
     assert not at.exception, q.id
     rejected = catalogue("zh")["url.rejected"].split("“")[0]
     assert not [w.value for w in at.warning if w.value.startswith(rejected)], q.id
+
+
+HOSTILE_CODES = ["[a](//ev.il)", "![](//e.vil)", ":red[XXXXX]", "<img src=x>"]
+
+
+@pytest.mark.parametrize("raw", HOSTILE_CODES)
+def test_a_bad_code_typed_or_in_a_link_is_shown_as_typed(store, raw):
+    at = open_lab(ROOM)
+    at.text_input(key="room.code_in").set_value(raw).run()
+    at.button(key="room.join_btn").click().run()
+    message = catalogue("en")["room.problem.bad_code"].format(code=plain(raw))  # the characters, never markup
+    assert [e.value for e in at.error] == [message] and not at.exception
+    s = open_lab(CLS, "en", **{"class": raw})
+    assert message in [w.value for w in s.warning]
+
+
+def test_a_typed_question_is_shown_as_typed(store):
+    question, options = "![](//e.vil/q.png) [a](//ev.il)", ["![](//e.vil/o.png)", ":red[b]"]
+    t, code = teacher()
+    t.text_input(key="room.own_q").set_value(question)
+    t.text_area(key="room.own_opts").set_value("\n".join(options)).run()
+    t.button(key="room.pose_own").click().run()
+    assert plain(question) in [h.value for h in t.subheader]
+    s = student(code)
+    s.switch_page(ROOM).run()
+    assert any(html.escape(question) in h.proto.body for h in s.get("html"))  # projector-sized, st.html
+    assert [s.button(key=f"room.opt.{i}").label for i in range(2)] == [plain(o) for o in options]
+    s.button(key="room.opt.0").click().run()
+    assert catalogue("en")["room.your_answer"].format(a=plain(options[0])) in [c.value for c in s.caption]

@@ -77,3 +77,55 @@ def test_every_lab_has_a_title_and_a_card():
     for lab in LABS:
         assert f"nav.{lab.stem}" in CATS["en"] and f"home.card.{lab.stem}" in CATS["en"]
         assert (ROOT / lab.file).is_file()
+
+
+def test_every_param_of_every_text_is_escaped_in_both_languages():
+    """By construction: whatever a page fills into any catalogue text goes through plain() (tests/
+    test_safety_browser.py renders the same in Chromium); numbers keep their format."""
+    from hostile import HOSTILE, LATEX_KEYS, filled, param_texts
+
+    from sim.core.text import Markup, plain
+    from ui.i18n import language, t
+
+    assert LATEX_KEYS <= set(CATS["en"])  # the one text skipped: a TeX formula, never filled
+    for lang, cat in CATS.items():
+        texts = param_texts(cat)
+        assert len(texts) > 300
+        with language(lang):
+            for key, fields in texts.items():
+                for value in HOSTILE:
+                    out = t(key, **filled(fields, value))
+                    assert isinstance(out, Markup)
+                    assert out == cat[key].format(**filled(fields, plain(value))), (lang, key, value)
+                assert t(key, **filled(fields, 1.5)) == cat[key].format(**filled(fields, 1.5))  # numbers: as they are
+
+
+def test_app_made_markup_numbers_and_lists_go_in_as_they_should():
+    import numpy as np
+
+    from sim.core.text import markup, md, plain
+    from ui.i18n import language, t, t_md
+
+    with language("en"):
+        link = markup("[the optimiser lab](/optimizers)")
+        assert link in t("room.problem.unknown_lab", lab=link)  # app-made: as it is
+        assert t("room.problem.unknown_lab", lab=t("nav.optimizers")).endswith(f"({CATS['en']['nav.optimizers']}). "
+                                                                               f"You stay where you are.")
+        assert plain("[a](//ev.il)") in t("room.problem.unknown_lab", lab="[a](//ev.il)")
+        assert t("room.students", n=np.int64(12)) == CATS["en"]["room.students"].format(n=12)  # numbers as they are
+        shown = t("upload.missing_columns", found=[3, "[a](//ev.il)"], min=np.float32(3))
+        assert shown.startswith(f"Found 3, {plain('[a](//ev.il)')} column(s)") and "least 3.0 are" in shown
+        assert md("[a](//ev.il)") in t_md("upload.constant_feature", column="[a](//ev.il)")
+        error = ValueError("<img src=//ev.il/x.png>")  # not a str, escaped all the same
+        assert plain(str(error)) in t("cls.bad_config", detail=error)
+
+
+def test_no_param_sits_where_backslashes_do_not_escape():
+    """Inside a code span, maths or a link's target a backslash is not an escape: no catalogue text puts a
+    param there (a value filled in there could close the span and start markup)."""
+    from hostile import LATEX_KEYS
+
+    inside = re.compile(r"`[^`]*\{\w+(:[^}]*)?\}[^`]*`|\$[^$]*\{\w+(:[^}]*)?\}[^$]*\$|\]\([^)]*\{\w+")
+    for lang, cat in CATS.items():
+        bad = [k for k, v in cat.items() if inside.search(v) and k not in LATEX_KEYS]
+        assert not bad, (lang, bad)

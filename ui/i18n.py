@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import numbers
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from sim.core.text import md
+from sim.core.text import Markup, markup, md, plain
 
 LANGS = ("zh", "en")
 I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
@@ -63,26 +64,32 @@ def language(code: str | None) -> Iterator[None]:
         _thread.lang = before
 
 
-def t_md(key: str, **params) -> str:
-    """t() for a Markdown message whose text params all come from the user (a file's cells, column names).
-
-    Every text param, and every text item of a list param, is shown literally (sim.core.text.md), never
-    as a link, an image or formatting. Numbers pass unchanged.
-    """
-    def safe(v):
+def _fill(text: str, params: dict, escape) -> Markup:
+    """`text` with its {placeholders} filled: numbers as they are (format specs apply), every other value
+    through `escape` (a Markup passes plain() as it is), a list's items one by one, read "a, b, c"."""
+    def one(v):
         if isinstance(v, (list, tuple)):
-            return [safe(x) for x in v]
-        return md(v) if isinstance(v, str) else v
+            return ", ".join(str(one(x)) for x in v)
+        return v if isinstance(v, numbers.Number) else escape(v)
 
-    return t(key, **{k: safe(v) for k, v in params.items()})
+    return markup(text.format(**{k: one(v) for k, v in params.items()}))
 
 
-def t(key: str, **params) -> str:
-    """The text of `key` in the user's language, with {placeholders} filled; lists read "a, b, c"."""
+def t_md(key: str, **params) -> Markup:
+    """t() for a Markdown message whose text params all come from a file (its cells, column names): each is
+    shown as code (sim.core.text.md), as the characters it is."""
+    return _fill(catalogue(lang()).get(key, key), params, md)
+
+
+def t(key: str, **params) -> Markup:
+    """The text of `key` in the user's language, with {placeholders} filled; lists read "a, b, c".
+
+    Every param that is not a number or a Markup is escaped (sim.core.text.plain): a user's, a URL's or a
+    file's text shows as the characters it is, never as a link, an image or formatting. Markdown the app
+    builds itself is passed as a Markup (markup(), md(), another t()).
+    """
     text = catalogue(lang()).get(key, key)
-    if not params:
-        return text
-    return text.format(**{k: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v for k, v in params.items()})
+    return _fill(text, params, plain) if params else markup(text)
 
 
 def large(n: float) -> str:

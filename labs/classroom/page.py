@@ -10,6 +10,7 @@ import streamlit as st
 from labs.classroom.questions import BANK, BankQuestion, questions
 from labs.classroom.schema import PAGE, SCHEMA
 from server import classroom as cr
+from sim.core.text import plain
 from sim.plots.palette import BLUE, INK
 from ui import classroom
 from ui.i18n import catalogue, lang, t
@@ -20,15 +21,16 @@ ss = st.session_state
 HIST_S = 1.0  # the teacher's histogram refreshes this often
 
 
-def tr(text: str) -> str:
-    """A bank question's text is its i18n key (each student reads it in their language); a typed one is itself."""
+def words(text: str) -> str:
+    """A bank question's text is its i18n key (each student reads it in their language); a typed one is itself
+    (in Markdown through plain(), as the characters it is; a bank text is a Markup, which plain() keeps)."""
     return t(text) if text in catalogue(lang()) else text
 
 
 def big(text: str, size: str = "7rem") -> None:
-    """Projector-sized text (class codes are letters and digits of server.classroom.CODE_ALPHABET only)."""
+    """Projector-sized text, shown as the characters it is (a class code, a question's words)."""
     st.html(f'<div data-testid="room-big" style="font-size:{size};font-weight:700;letter-spacing:0.12em;'
-            f'line-height:1.1">{text}</div>')
+            f'line-height:1.1">{html.escape(text)}</div>')
 
 
 def qr_png(link: str) -> bytes:
@@ -136,8 +138,8 @@ def teacher_live() -> None:
     if q is None:
         st.info(t("room.no_question"), icon=":material/help:")
         return
-    st.subheader(tr(q.text))
-    rows = {"option": [tr(o) for o in q.options], "answers": [counts.get(o, 0) for o in q.options]}
+    st.subheader(plain(words(q.text)))
+    rows = {"option": [words(o) for o in q.options], "answers": [counts.get(o, 0) for o in q.options]}
     from ui.charts import bar_chart  # the presenter style, like every chart (ui/charts.py)
     bar_chart(st, rows, x="answers", y="option", color=BLUE, height=60 + 60 * len(q.options), key="room.hist")
     st.caption(t("room.answers", n=sum(rows["answers"])))
@@ -171,22 +173,22 @@ def student_view() -> None:
     if q is None:
         st.info(t("room.waiting"), icon=":material/hourglass_top:")
         return
-    big(html.escape(tr(q.text)), "2.4rem")
+    big(words(q.text), "2.4rem")
     mine = ss.get(f"room.mine.{q.id}")
     if q.revealed:
-        st.success(t("room.revealed", a=tr(mine) if mine else "–"), icon=":material/visibility:")
+        st.success(t("room.revealed", a=words(mine) if mine else "–"), icon=":material/visibility:")
         right_answer(q)
         return
     bar = st.container(horizontal=True)
     for i, option in enumerate(q.options):
-        if bar.button(tr(option), key=f"room.opt.{i}", type="primary" if option == mine else "secondary"):
+        if bar.button(plain(words(option)), key=f"room.opt.{i}", type="primary" if option == mine else "secondary"):
             try:
                 classroom.room().answer(code, classroom.browser_id(), q.id, option)
                 ss[f"room.mine.{q.id}"] = mine = option
             except cr.ClassroomError as e:
                 st.warning(t(f"room.problem.{e.reason}", code=code, lab=""), icon=":material/warning:")
     if mine:
-        st.caption(t("room.your_answer", a=tr(mine)))
+        st.caption(t("room.your_answer", a=words(mine)))
 
 
 state = PageState(PAGE, SCHEMA)

@@ -12,7 +12,7 @@ from sim.gpu.report import (arithmetic_figures, guard_summary, run_row, simulate
                             time_left)
 from sim.plots.gpu_measure import scaling_figures
 from sim.plots.shapes import human_bytes
-from sim.core.text import html, md
+from sim.core.text import html, markup, md
 from ui import charts
 from ui.i18n import t
 from ui.sidebar import cached_device
@@ -162,7 +162,7 @@ def scaling(runs: list[dict], sims: list[dict], device: str, key: str) -> None:
     st.caption(t(f"{P}.scaling_note"))
     memory = list(dict.fromkeys(r["memory_source"] for r in runs if r.get("memory_source")))
     if memory:
-        st.caption(t(f"{P}.memory_note", sources=" | ".join(map(md, memory))))
+        st.caption(t(f"{P}.memory_note", sources=markup(" | ".join(map(md, memory)))))
 
 
 def plot_rows(rows: list[dict]) -> list[dict]:
@@ -176,7 +176,7 @@ def plot_labels(device: str) -> dict:
              "three_level", "causal", "full", "runtime", "traffic", "forward", "forward_backward", "paper_standard",
              "paper_flash", "paper_source")
     labels = {w: t(f"{P}.plot.{w}") for w in words}
-    labels |= {f"title_{w}": t(f"{P}.plot.title_{w}", device=html(device))
+    labels |= {f"title_{w}": t(f"{P}.plot.title_{w}", device=markup(html(device)))
                for w in ("time", "memory", "traffic", "throughput", "fig2")}
     labels["impl"] = {impl: impl_name(impl) for impl in ("naive", "tiled_torch", "flash_triton", "sdpa_flash",
                                                          "sdpa_math", "tiled")}

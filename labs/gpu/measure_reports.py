@@ -7,9 +7,9 @@ import streamlit as st
 from labs.gpu.measure_common import P, bytes_text, plot_labels, plot_rows, run_table, scaling
 from sim.gpu.report import MAX_BYTES, Report, ReportError, bundled_reports, load_report, parse_report
 from sim.plots.gpu_measure import throughput_figure, traffic_figure
-from sim.core.text import md
+from sim.core.text import markup, md
 from ui import charts
-from ui.i18n import t
+from ui.i18n import t, t_md
 
 
 @st.cache_data(show_spinner=False)
@@ -21,14 +21,14 @@ def show_report(report: Report, key: str) -> None:
     """A report's device, date and versions, every source label, its tables and figures."""
     st.markdown(t(f"{P}.report.head", device=md(report.device), kind=t(f"{P}.kind.{report.kind}"),
                   date=md(report.date), name=md(report.name)))
-    versions = ", ".join(md(f"{k} {v}") for k, v in report.versions.items() if v)
+    versions = markup(", ".join(md(f"{k} {v}") for k, v in report.versions.items() if v))
     driver = md(report.driver) if report.driver else "—"
     st.caption(t(f"{P}.report.versions", versions=versions or "—", driver=driver))
     if report.modelled_l2:
         l2 = report.modelled_l2
         st.caption(t(f"{P}.report.l2", l2=bytes_text(l2["l2_bytes"]) or "—", sms=l2["n_sm"] or "—",
                      chip=md(l2["from"])))
-    st.caption(t(f"{P}.report.sources", sources=" | ".join(map(md, report.sources))))
+    st.caption(t(f"{P}.report.sources", sources=markup(" | ".join(map(md, report.sources)))))
     if report.quick:
         st.warning(t(f"{P}.report.quick"), icon=":material/science:")
     labels = plot_labels(report.device)
@@ -57,9 +57,8 @@ def reports(cuda: bool) -> Report | None:
     if upload is not None:
         try:
             shown = parse_report(upload.getvalue(), upload.name)
-        except ReportError as e:  # the field's name holds the report's own keys: escaped
-            params = {k: md(v) if isinstance(v, str) else v for k, v in e.params.items()}
-            st.error(t(f"{P}.report_error.{e.code}", **params), icon=":material/error:")
+        except ReportError as e:  # the field's name holds the report's own keys: shown as code
+            st.error(t_md(f"{P}.report_error.{e.code}", **e.params), icon=":material/error:")
     if shown is None and names:
         with st.expander(t(f"{P}.bundled", n=len(names)), expanded=not cuda):
             name = st.selectbox(t(f"{P}.bundled_pick"), names, key=f"{P}.bundled_pick")
