@@ -11,13 +11,23 @@ def attention(args: argparse.Namespace) -> None:
     examples), the tiny transformer trained on copy, and what the live view does per frame."""
     import plotly.io as pio
 
-    from sim.transformers.attention import (SHARPNESS_HEAD_DIMS, head_choices, head_indices, head_stats, lab_pipeline,
-                               notes_bars, notes_softmax_table, notes_weighted_sum_text, permutation_check,
-                               permutation_stats, sharpness_by_head_dim, stable_softmax_table)
-    from sim.plots.attention import (bars_figure, live_frame, permutation_figures, pipeline_figures,
-                                     sharpness_figure)
-    from sim.transformers.tasks import lab_task, split_tokens
     from sim.core.text import html
+    from sim.plots.attention import bars_figure, live_frame, permutation_figures, pipeline_figures, sharpness_figure
+    from sim.transformers.attention import (
+        SHARPNESS_HEAD_DIMS,
+        head_choices,
+        head_indices,
+        head_stats,
+        lab_pipeline,
+        notes_bars,
+        notes_softmax_table,
+        notes_weighted_sum_text,
+        permutation_check,
+        permutation_stats,
+        sharpness_by_head_dim,
+        stable_softmax_table,
+    )
+    from sim.transformers.tasks import lab_task, split_tokens
     from sim.transformers.transformer import generation_report, lab_trainer, notes_ffn_text
 
     labels = KeyLabels()

@@ -23,12 +23,37 @@ def median_ms(fn, repeats: int) -> float:
 
 
 def blocks(args: argparse.Namespace) -> None:
-    from sim.transformers.blocks import (KV_KINDS, LN_MODES, POSITIONS, DepthConfig, DepthTrainer, ffn_module, ffn_params,
-                            init_stats, kv_bytes_per_token_layer, norm_view, position_experiment, rope,
-                            rope_frequencies, rope_pairs, rope_scores, swiglu_hidden, vectors)
+    from sim.plots.blocks import (
+        activation_figure,
+        bars_figure,
+        depth_frame,
+        init_figure,
+        moe_frame,
+        norm_figure,
+        position_figures,
+        rope_figure,
+        score_figure,
+    )
+    from sim.transformers.blocks import (
+        KV_KINDS,
+        LN_MODES,
+        POSITIONS,
+        DepthConfig,
+        DepthTrainer,
+        ffn_module,
+        ffn_params,
+        init_stats,
+        kv_bytes_per_token_layer,
+        norm_view,
+        position_experiment,
+        rope,
+        rope_frequencies,
+        rope_pairs,
+        rope_scores,
+        swiglu_hidden,
+        vectors,
+    )
     from sim.transformers.moe import MODES, MoEConfig, MoETrainer
-    from sim.plots.blocks import (activation_figure, bars_figure, depth_frame, init_figure, moe_frame, norm_figure,
-                                  position_figures, rope_figure, score_figure)
     from sim.transformers.tasks import lab_task
 
     labels = KeyLabels()

@@ -20,9 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from deploy.local import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
-
 from browser import LIVE_CANVAS, STATS, wait_painted  # noqa: E402
+from deploy.local import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

@@ -3,7 +3,7 @@ import argparse
 import json
 import time
 
-from benchmarks import best_seconds, KeyLabels
+from benchmarks import KeyLabels, best_seconds
 
 
 def memsim(args: argparse.Namespace) -> None:

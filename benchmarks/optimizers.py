@@ -11,8 +11,16 @@ from benchmarks import best_seconds
 def optimizers(args: argparse.Namespace) -> None:
     """Per surface: the 8 optimisers × 500 steps (wall and CPU ms, target ≤ 50 ms); then trace, phase grid,
     Newton–Schulz and schedules."""
-    from sim.optim.optimizers import (OPTIMIZERS, SCHEDULES, SURFACES, newton_schulz_steps, path, phase_grid, schedule,
-                                trace)
+    from sim.optim.optimizers import (
+        OPTIMIZERS,
+        SCHEDULES,
+        SURFACES,
+        newton_schulz_steps,
+        path,
+        phase_grid,
+        schedule,
+        trace,
+    )
 
     steps = 500
     for name, surf in SURFACES.items():
@@ -78,9 +86,9 @@ def race(args: argparse.Namespace) -> None:
     default speed, and one frame (race_frame of every racer, as the player's snapshot)."""
     from benchmarks import KeyLabels
     from sim.optim.optimizers import RACERS
-    from sim.plots.optimizers import race_frame
     from sim.optim.race import RaceConfig
     from sim.optim.race import race as make_race
+    from sim.plots.optimizers import race_frame
 
     racers = make_race(RACERS, RaceConfig(), {})
     for r in racers:

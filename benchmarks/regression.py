@@ -13,8 +13,8 @@ def regression(args: argparse.Namespace) -> None:
     from collections import defaultdict
 
     from sim.fitting import regression as reg
-    from sim.plots import regression as plots
     from sim.fitting.regression_data import make_dataset
+    from sim.plots import regression as plots
 
     labels = defaultdict(str)  # figure labels: their text does not change the cost
 

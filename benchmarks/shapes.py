@@ -12,7 +12,14 @@ def shapes(args: argparse.Namespace) -> None:
     import plotly.io as pio
 
     from sim.plots.shapes import flow_figure, kv_figure, step_table
-    from sim.transformers.shapes import PRESETS, ShapeConfig, flops_split, kv_cache_options, trace_model, training_memory
+    from sim.transformers.shapes import (
+        PRESETS,
+        ShapeConfig,
+        flops_split,
+        kv_cache_options,
+        trace_model,
+        training_memory,
+    )
 
     configs = {**PRESETS, "max": ShapeConfig(batch=64, seq_len=131_072, d_model=16_384, n_head=128, n_kv_head=8,
                                              d_ff=65_536, vocab_size=262_144, n_layer=128)}

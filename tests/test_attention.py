@@ -6,6 +6,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from sim.plots.attention import (
+    ANNOTATE_MAX_TOKENS,
+    PIPELINE_ROWS,
+    permutation_figures,
+    pipeline_figures,
+    position_figure,
+)
 from sim.transformers.attention import (
     EQUIVARIANCE_TOL,
     NOTES_SCORES,
@@ -36,13 +43,6 @@ from sim.transformers.attention import (
     softmax_naive,
     softmax_stable,
     stable_softmax_table,
-)
-from sim.plots.attention import (
-    ANNOTATE_MAX_TOKENS,
-    PIPELINE_ROWS,
-    permutation_figures,
-    pipeline_figures,
-    position_figure,
 )
 
 

@@ -3,11 +3,11 @@ import random
 import time
 
 import pytest
-from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
 
+from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
+from labs.classification.schema import SCHEMA
 from sim.core.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
 from ui.i18n import catalogue
-from labs.classification.schema import SCHEMA
 
 CLS = "labs/classification/page.py"
 CHOICES = schema_choices("cls", SCHEMA)

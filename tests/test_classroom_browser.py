@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 import pytest
+
 from browsertools import open_page
 from conftest import running_app
-
 from ui.classroom import STORE_ENV
 from ui.i18n import catalogue
 

@@ -1,8 +1,8 @@
 """Classroom mode through the app (AppTest): the teacher's and the students' sides, in both languages and
 with both class stores; presenter view and hidden controls on a lab."""
 import pytest
-from apptools import open_app, open_lab, texts
 
+from apptools import open_app, open_lab, texts
 from labs import LABS
 from server import classroom as cr
 from ui import classroom

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from browsertools import open_page
 
+from browsertools import open_page
 from deploy.classroom import find_haproxy, free_port
 from ui.i18n import catalogue
 

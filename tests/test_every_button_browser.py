@@ -12,11 +12,11 @@ import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browsertools import open_page
 from playwright.sync_api import Error as PlaywrightError
 
-from ui.i18n import catalogue
+from browsertools import open_page
 from labs import LABS
+from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 EN = catalogue("en")

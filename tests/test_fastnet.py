@@ -7,8 +7,8 @@ import torch
 import torch.nn.functional as F
 from numba.core.caching import NullCache
 
-from sim.nets import fastnet
 from sim.core.data import feature_matrix, make_classification, make_regression, split
+from sim.nets import fastnet
 from sim.nets.fastnet import ACTIVATIONS, OPTIMIZERS, FastNet, constant_guess_loss, regularizer
 
 LR = {"sgd": 0.1, "momentum": 0.05, "adam": 0.01, "adamw": 0.01}

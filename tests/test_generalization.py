@@ -9,9 +9,26 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from sim.fitting import leakage
 from sim.fitting.fit import FitConfig, FitTrainer, l2_penalty
-from sim.fitting.generalization import (GRID, NOISE_CELLS, CurveData, capacity_sweep, cross_validate, curve_data, cv_summary,
-                                degree_sweep, fit_errors, flip_labels, kfold_indices, mse, noisy_points,
-                                odd_test_share, poly_fit, sweep_draw_seeds, three_way_split, true_curve)
+from sim.fitting.generalization import (
+    GRID,
+    NOISE_CELLS,
+    CurveData,
+    capacity_sweep,
+    cross_validate,
+    curve_data,
+    cv_summary,
+    degree_sweep,
+    fit_errors,
+    flip_labels,
+    kfold_indices,
+    mse,
+    noisy_points,
+    odd_test_share,
+    poly_fit,
+    sweep_draw_seeds,
+    three_way_split,
+    true_curve,
+)
 from sim.plots import generalization as plots
 
 

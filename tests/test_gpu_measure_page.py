@@ -7,9 +7,9 @@ from streamlit.testing.v1 import AppTest
 
 from apptools import texts
 from deploy.local import APPTEST_TIMEOUT_S
+from sim.core.text import html, md
 from sim.gpu.bench import PRESETS
 from sim.gpu.report import bundled_reports
-from sim.core.text import html, md
 from ui.i18n import catalogue
 
 TINY = {"N": 64, "d": 16, "B": 1, "H": 1, "dtype": "float32", "causal": False}

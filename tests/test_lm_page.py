@@ -3,8 +3,8 @@ refusals, the published numbers, and widget fuzzing."""
 import random
 
 import pytest
-from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
 
+from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
 from labs.lm.schema import SCHEMA
 from sim.language.scaling import compute_optimal
 from ui.i18n import catalogue

@@ -3,8 +3,20 @@ import math
 
 import pytest
 
-from sim.gpu.memsim import (GPUS, MAX_EVENTS, MemsimError, arithmetic_intensity, attention_io, default_blocks,
-                            gpu_for, query_block_cap_sram, roofline, sweep, tiled_io_law, tiled_sram_bytes)
+from sim.gpu.memsim import (
+    GPUS,
+    MAX_EVENTS,
+    MemsimError,
+    arithmetic_intensity,
+    attention_io,
+    default_blocks,
+    gpu_for,
+    query_block_cap_sram,
+    roofline,
+    sweep,
+    tiled_io_law,
+    tiled_sram_bytes,
+)
 
 
 @pytest.mark.parametrize("N, d, bh, elem, causal", [(1000, 64, 1, 2, False), (257, 16, 3, 4, True),

@@ -117,8 +117,8 @@ def test_too_long_animations_are_omitted_and_the_largest_size_that_animates_is_p
 def _script():
     import streamlit as st
 
-    from sim.gpu.memsim import attention_io
     from labs.gpu.memsim_view import show_animation
+    from sim.gpu.memsim import attention_io
 
     st.session_state["lang"] = st.query_params.get("lang", "en")
     N = int(st.query_params.get("N", "256"))

@@ -6,9 +6,19 @@ import numpy as np
 import pytest
 import torch
 
-from sim.transformers.moe import (MoEConfig, MoELayer, MoEModel, MoETrainer, capacity, flops_per_token, keep_mask,
-                     load_balancing_loss, param_counts, route)
 from sim.core.threads import configure_threads
+from sim.transformers.moe import (
+    MoEConfig,
+    MoELayer,
+    MoEModel,
+    MoETrainer,
+    capacity,
+    flops_per_token,
+    keep_mask,
+    load_balancing_loss,
+    param_counts,
+    route,
+)
 
 configure_threads()  # as the app: one intra-op thread (a second one only spins on a busy machine)
 

@@ -6,12 +6,23 @@ import random
 
 import numpy as np
 import pytest
-from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
 
+from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
 from labs.optimizers.schema import PAGE as P
 from labs.optimizers.schema import SCHEMA, SECTIONS
-from sim.optim.optimizers import (OPTIMIZERS, SCHEDULES, STATE_BYTES, SURFACES, diverged_at, optimal_momentum, path,
-                            phase_grid, schedule, surface, trace)
+from sim.optim.optimizers import (
+    OPTIMIZERS,
+    SCHEDULES,
+    STATE_BYTES,
+    SURFACES,
+    diverged_at,
+    optimal_momentum,
+    path,
+    phase_grid,
+    schedule,
+    surface,
+    trace,
+)
 from sim.plots import optimizers as plots
 from ui.i18n import catalogue
 

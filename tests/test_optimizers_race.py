@@ -7,15 +7,33 @@ import math
 import numpy as np
 import pytest
 import torch
-
-from sim.optim.muon import init_mlp, mlp_loss
 from torch.optim._muon import _zeropower_via_newtonschulz  # private in torch 2.13
 
-from sim.optim.optimizers import (NS_COEFFICIENTS, NS_EPS, RACE_LRS, RACERS, SCHEDULES, path, schedule, schedule_args,
-                            surface)
+from sim.optim.muon import init_mlp, mlp_loss
+from sim.optim.optimizers import (
+    NS_COEFFICIENTS,
+    NS_EPS,
+    RACE_LRS,
+    RACERS,
+    SCHEDULES,
+    path,
+    schedule,
+    schedule_args,
+    surface,
+)
+from sim.optim.race import (
+    BETAS,
+    LION_BETAS,
+    MOMENTUM,
+    MUON_MOMENTUM,
+    Lion,
+    RaceConfig,
+    Racer,
+    hidden_matrices,
+    race,
+    schedule_race,
+)
 from sim.plots.optimizers import COLOURS, SCHEDULE_COLOURS, race_frame
-from sim.optim.race import (BETAS, LION_BETAS, MOMENTUM, MUON_MOMENTUM, Lion, RaceConfig, Racer, hidden_matrices, race,
-                      schedule_race)
 
 CFG = RaceConfig(dataset="spiral", width=8, batch=16, seed=3, weight_decay=0.1, dtype=torch.float64)
 STEPS = 20

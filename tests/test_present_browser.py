@@ -2,8 +2,8 @@
 
 (Type sizes, hidden controls and space Play/Pause are in tests/test_classroom_browser.py.)"""
 import pytest
-from browsertools import open_page
 
+from browsertools import open_page
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from scipy.optimize import minimize
 from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
 
+from sim.core.upload import UploadError
 from sim.fitting.regression import (
     COND_LIMIT,
     CURVE_POINTS,
@@ -42,7 +43,6 @@ from sim.fitting.regression import (
     squared_loss_conventions,
 )
 from sim.fitting.regression_data import DATASETS, NOTES_EXAMPLE, make_dataset, parse_regression_csv
-from sim.core.upload import UploadError
 
 NOTES_X, NOTES_Y = np.array([[1.0], [2.0]]), np.array([2.0, 3.0])
 

@@ -4,8 +4,8 @@ import time
 from urllib.parse import quote, urlparse
 
 import pytest
-from browsertools import open_page
 
+from browsertools import open_page
 from sim.core.upload import MAX_BYTES
 from ui.i18n import catalogue
 

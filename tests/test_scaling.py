@@ -5,8 +5,16 @@ import math
 import numpy as np
 import pytest
 
-from sim.language.scaling import (FITS, LossFit, article_rule, compute_optimal, fit_loss_surface, inference_optimal,
-                         isoflop_minimum, kaplan_loss)
+from sim.language.scaling import (
+    FITS,
+    LossFit,
+    article_rule,
+    compute_optimal,
+    fit_loss_surface,
+    inference_optimal,
+    isoflop_minimum,
+    kaplan_loss,
+)
 
 
 @pytest.mark.parametrize("C", [1e18, 5.76e23, 1e26])

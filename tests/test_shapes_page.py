@@ -3,11 +3,11 @@ import random
 from dataclasses import asdict
 
 import pytest
-from apptools import open_lab, texts
 
+from apptools import open_lab, texts
+from labs.shapes.schema import SCHEMA
 from sim.transformers.shapes import PRESETS
 from ui.i18n import catalogue
-from labs.shapes.schema import SCHEMA
 from ui.schema import write_query
 
 PAGE = "labs/shapes/page.py"

@@ -3,8 +3,8 @@ import json
 import re
 
 import pytest
-from apptools import open_lab
 
+from apptools import open_lab
 from sim.core.text import html, md, one_line
 
 ATTACKS = [

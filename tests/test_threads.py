@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from sim.fitting.fit import FitConfig, FitTrainer
-from sim.transformers.tasks import make_task
 from sim.core.threads import configure_threads
+from sim.fitting.fit import FitConfig, FitTrainer
 from sim.nets.training import ClassifierConfig, Trainer
+from sim.transformers.tasks import make_task
 from sim.transformers.transformer import LMTrainer, TransformerConfig
 
 THREADS, BUILDS = 8, 20

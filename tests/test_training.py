@@ -10,6 +10,7 @@ from sim.core.data import CLASSIFICATION_DATASETS, feature_matrix, make_classifi
 from sim.core.models import MLP
 from sim.nets.training import OVERSHOOT, ClassifierConfig, Trainer
 
+
 def sigmoid(z):
     return 1 / (1 + np.exp(-z))
 

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import torch
 
+from sim.core.text import md
 from sim.plots.attention import live_frame, loss_text
 from sim.transformers.attention import positional_encoding
 from sim.transformers.tasks import LETTERS, SEP, lab_task, make_task, split_tokens, utf8_bytes
-from sim.core.text import md
 from sim.transformers.transformer import (
     IGNORE,
     POSITIONS,

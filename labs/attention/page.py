@@ -1,6 +1,12 @@
 """Attention lab: the pipeline stage by stage, the notes' worked numbers, and a tiny transformer trained live."""
 import streamlit as st
 
+from labs.attention.permutation import permutation_section
+from labs.attention.schema import PAGE, SCHEMA
+from labs.attention.training import compare_section, train_section
+from labs.attention.widgets import remembered
+from sim.core.text import html
+from sim.plots.attention import PIPELINE_ROWS, bars_figure, pipeline_figures, sharpness_figure
 from sim.transformers.attention import (
     SHARPNESS_HEAD_DIMS,
     head_choices,
@@ -14,16 +20,10 @@ from sim.transformers.attention import (
     sharpness_by_head_dim,
     stable_softmax_table,
 )
-from sim.plots.attention import PIPELINE_ROWS, bars_figure, pipeline_figures, sharpness_figure
 from sim.transformers.tasks import MAX_TOKENS, PRESETS, split_tokens, utf8_bytes
-from sim.core.text import html
 from sim.transformers.transformer import notes_ffn_text
 from ui import charts
 from ui.i18n import t
-from labs.attention.permutation import permutation_section
-from labs.attention.schema import PAGE, SCHEMA
-from labs.attention.training import compare_section, train_section
-from labs.attention.widgets import remembered
 from ui.urlstate import PageState
 
 STAGES = ("x", "q", "k", "v", "raw", "weights", "heads_out", "concat", "output", "head", "row_sum", "masked_cell")

@@ -2,9 +2,9 @@
 tokens (the pipeline's layer without position encoding and without a mask)."""
 import streamlit as st
 
-from sim.transformers.attention import permutation_check, permutation_stats
-from sim.plots.attention import permutation_figures
 from sim.core.text import html
+from sim.plots.attention import permutation_figures
+from sim.transformers.attention import permutation_check, permutation_stats
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState

@@ -4,10 +4,10 @@ import itertools
 
 import streamlit as st
 
-from sim.transformers.blocks import LN_MODES, DepthConfig, DepthTrainer
-from sim.transformers.moe import MODES, MoEConfig, MoETrainer, capacity, flops_per_token, param_counts
 from sim.plots.blocks import depth_frame, moe_frame
 from sim.plots.shapes import human_count
+from sim.transformers.blocks import LN_MODES, DepthConfig, DepthTrainer
+from sim.transformers.moe import MODES, MoEConfig, MoETrainer, capacity, flops_per_token, param_counts
 from sim.transformers.tasks import lab_task
 from ui import live_plots, live_run
 from ui.i18n import t

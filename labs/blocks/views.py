@@ -6,11 +6,32 @@ import streamlit as st
 import torch
 import torch.nn.functional as F
 
-from sim.transformers.blocks import (KV_KINDS, POSITIONS, ffn_module, ffn_params, init_stats, kv_bytes_per_token_layer, norm_view,
-                        position_experiment, rope, rope_frequencies, rope_pairs, rope_scores, swiglu_hidden, vectors)
-from sim.plots.blocks import (activation_figure, bars_figure, init_figure, norm_figure, position_figures, rope_figure,
-                              score_figure)
+from sim.plots.blocks import (
+    activation_figure,
+    bars_figure,
+    init_figure,
+    norm_figure,
+    position_figures,
+    rope_figure,
+    score_figure,
+)
 from sim.plots.shapes import human_bytes, human_count
+from sim.transformers.blocks import (
+    KV_KINDS,
+    POSITIONS,
+    ffn_module,
+    ffn_params,
+    init_stats,
+    kv_bytes_per_token_layer,
+    norm_view,
+    position_experiment,
+    rope,
+    rope_frequencies,
+    rope_pairs,
+    rope_scores,
+    swiglu_hidden,
+    vectors,
+)
 from sim.transformers.shapes import kv_cache_bytes
 from ui import charts
 from ui.i18n import t

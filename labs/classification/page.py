@@ -6,8 +6,8 @@ import streamlit as st
 from labs.classification.results import curves_panel, downloads, evaluation_panel, model_notes_panel, why_cross_entropy
 from labs.classification.schema import PAGE, SCHEMA
 from sim.core.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS, split_sizes
-from sim.nets.training import ClassifierConfig, Trainer
 from sim.core.upload import parse_points_csv
+from sim.nets.training import ClassifierConfig, Trainer
 from ui import live, live_run
 from ui.i18n import t
 from ui.player import Player

@@ -1,17 +1,17 @@
 """The classification lab's results under the live view: loss curves, evaluation (tuned on the validation set,
 the test set evaluated once, on request), what the model is called, why cross-entropy, downloads."""
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import streamlit as st
 
-from sim.nets import metrics
 from sim.core.export import VAL_HISTORY_COLUMNS, history_csv, weights_json
+from sim.nets import metrics
 from sim.nets.losses import logit_gradients
+from sim.nets.training import Trainer, affine_formula, collapse_linear, model_notes
 from sim.plots.curves import accuracy_curves, loss_curves
 from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
 from sim.plots.losses import gradient_figure
-from sim.nets.training import Trainer, affine_formula, collapse_linear, model_notes
 from ui import charts
 from ui.i18n import t
 from ui.player import Player
@@ -131,6 +131,6 @@ def downloads(trainer: Trainer) -> None:
     c1.download_button(t("cls.download_curves"), history_csv(trainer.history, VAL_HISTORY_COLUMNS), "curves.csv",
                        "text/csv", icon=":material/show_chart:", disabled=not trainer.history)
     meta = {"epoch": trainer.epoch, "features": list(trainer.config.features), "outputs": trainer.n_classes,
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+            "date": datetime.now(UTC).isoformat(timespec="seconds")}
     c2.download_button(t("cls.download_weights"), weights_json(vars(trainer.config), trainer.layers(), meta),
                        "weights.json", "application/json", icon=":material/data_object:")

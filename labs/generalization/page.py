@@ -3,15 +3,23 @@ import random
 
 import streamlit as st
 
-from sim.fitting import leakage
-from sim.fitting.fit import FitConfig
-from sim.fitting.generalization import CurveData, capacity_sweep, cross_validate, curve_data, cv_summary, fit_errors, \
-    noisy_points, odd_test_share
-from sim.plots import generalization as plots
 from labs.generalization import labels
 from labs.generalization.cv_view import cv_view
 from labs.generalization.live import live_section
 from labs.generalization.schema import PAGE, SCHEMA
+from sim.fitting import leakage
+from sim.fitting.fit import FitConfig
+from sim.fitting.generalization import (
+    CurveData,
+    capacity_sweep,
+    cross_validate,
+    curve_data,
+    cv_summary,
+    fit_errors,
+    noisy_points,
+    odd_test_share,
+)
+from sim.plots import generalization as plots
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState

@@ -7,12 +7,11 @@ from dataclasses import asdict
 
 import streamlit as st
 
+from sim.core.text import html, md
 from sim.gpu.measure import IMPLS, measure_attention, plan_click
-from sim.gpu.report import (arithmetic_figures, guard_summary, run_row, simulated_traffic, table_rows,
-                            time_left)
+from sim.gpu.report import arithmetic_figures, guard_summary, run_row, simulated_traffic, table_rows, time_left
 from sim.plots.gpu_measure import scaling_figures
 from sim.plots.shapes import human_bytes
-from sim.core.text import html, md
 from ui import charts
 from ui.i18n import t
 from ui.sidebar import cached_device

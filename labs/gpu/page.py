@@ -1,18 +1,18 @@
 """GPU memory hierarchy lab: the bytes one attention pass moves, simulated tile by tile and measured here."""
 import streamlit as st
 
+from labs.gpu.course import roof_note, sram_correction, tiling_text
+from labs.gpu.measure import measure_section
+from labs.gpu.memsim_view import show_animation
+from labs.gpu.schema import PAGE, SCHEMA
 from sim.gpu.bench import PRESETS as BENCH_PRESETS
 from sim.gpu.measure import DTYPE_BYTES
 from sim.gpu.memsim import GPUS, IOReport, MemsimError, gpu_for, query_block_cap_sram, roofline
 from sim.gpu.sweeps import Chip, SweepPoint, io_report, lab_reports, n_sweep, sram_sweep
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 from sim.plots.shapes import human_bytes, human_count
-from labs.gpu.course import roof_note, sram_correction, tiling_text
-from labs.gpu.measure import measure_section
 from ui import charts
 from ui.i18n import t
-from labs.gpu.memsim_view import show_animation
-from labs.gpu.schema import PAGE, SCHEMA
 from ui.sidebar import cached_device
 from ui.urlstate import PageState, set_values
 

@@ -7,11 +7,30 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from sim.language.lm import (LIVE_BUDGETS, LIVE_WIDTHS, MIN_FIT_STEPS, SWEEP_CONTEXT, SWEEPS_DIR, make_task, run_record, sweep,
-                    sweep_points, synthetic_text)
+from sim.language.lm import (
+    LIVE_BUDGETS,
+    LIVE_WIDTHS,
+    MIN_FIT_STEPS,
+    SWEEP_CONTEXT,
+    SWEEPS_DIR,
+    make_task,
+    run_record,
+    sweep,
+    sweep_points,
+    synthetic_text,
+)
+from sim.language.scaling import (
+    FITS,
+    MODELS,
+    RULES,
+    article_rule,
+    compute_optimal,
+    fit_loss_surface,
+    inference_optimal,
+    isoflop_minimum,
+    kaplan_loss,
+)
 from sim.plots.lm import curves_chart, inference_figure, isoflop_chart, kaplan_figure, laws_figure, selected_runs
-from sim.language.scaling import (FITS, MODELS, RULES, article_rule, compute_optimal, fit_loss_surface, inference_optimal,
-                         isoflop_minimum, kaplan_loss)
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState

@@ -3,17 +3,17 @@ entropy floor (or the teacher's text), and scaling laws, published and measured 
 import pandas as pd
 import streamlit as st
 
-from sim.language.grammar import grammar
-from sim.language.lm import MAX_UPLOAD_BYTES, TextError, check_text, read_text, synthetic_text
-from sim.plots.lm import token_html
-from sim.core.text import md
-from sim.language.tokenizer import BPE, byte_pieces, make_tokenizer, tokens_per_char
-from ui.i18n import t, t_md
-from ui.upload import upload_box
-from ui.urlstate import PageState
 from labs.lm.laws import laws_section, measured_section
 from labs.lm.schema import PAGE, SCHEMA
 from labs.lm.training import train_section
+from sim.core.text import md
+from sim.language.grammar import grammar
+from sim.language.lm import MAX_UPLOAD_BYTES, TextError, check_text, read_text, synthetic_text
+from sim.language.tokenizer import BPE, byte_pieces, make_tokenizer, tokens_per_char
+from sim.plots.lm import token_html
+from ui.i18n import t, t_md
+from ui.upload import upload_box
+from ui.urlstate import PageState
 
 SYNTHETIC_CHARS = 30_000  # the built-in language's text
 SHOWN_CHARS = 300  # characters of the coloured text

@@ -5,10 +5,19 @@ import time
 
 import streamlit as st
 
-from sim.language.lm import (LMRun, encode_known, generate, lm_trainer, make_task, next_token_probs, prompt_logits,
-                    token_losses, top_tokens)
-from sim.plots.lm import distribution_chart, live_frame, selected_position, token_html, token_loss_chart
 from sim.core.text import md
+from sim.language.lm import (
+    LMRun,
+    encode_known,
+    generate,
+    lm_trainer,
+    make_task,
+    next_token_probs,
+    prompt_logits,
+    token_losses,
+    top_tokens,
+)
+from sim.plots.lm import distribution_chart, live_frame, selected_position, token_html, token_loss_chart
 from ui import charts, live_plots, live_run
 from ui.i18n import t
 from ui.player import Player

@@ -21,8 +21,8 @@ def spectrum(rows: int, cols: int, rank: int, noise: float, seed: int) -> tuple[
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def training(dataset: str, seed: int, steps: int, muon_lr: float, adam_lr: float) -> dict:
-    from sim.optim.muon import compare  # torch: loaded only when this section trains
     from sim.core.threads import configure_threads
+    from sim.optim.muon import compare  # torch: loaded only when this section trains
 
     configure_threads()
     return compare(dataset, seed, steps, muon_lr, adam_lr)

@@ -3,15 +3,39 @@ and the widgets whose range depends on other settings."""
 import numpy as np
 import streamlit as st
 
-from sim.optim.optimizers import (OPTIMIZERS, SCHEDULES, STATE_BYTES, converges, critical_beta, diverged_at, gd_optimal_rate,
-                            momentum_rate, optimal_momentum, path, phase_grid, schedule, schedule_args, surface)
-from sim.plots.optimizers import (PICK, gb, memory_rows, momentum_latex, paths_figure, phase_chart, picked_point,
-                                  schedule_figure, state_bytes_figure, steps_to)
+from labs.optimizers.race import schedules_race
+from labs.optimizers.schema import PAGE, SCHEMA
+from sim.optim.optimizers import (
+    OPTIMIZERS,
+    SCHEDULES,
+    STATE_BYTES,
+    converges,
+    critical_beta,
+    diverged_at,
+    gd_optimal_rate,
+    momentum_rate,
+    optimal_momentum,
+    path,
+    phase_grid,
+    schedule,
+    schedule_args,
+    surface,
+)
+from sim.plots.optimizers import (
+    PICK,
+    gb,
+    memory_rows,
+    momentum_latex,
+    paths_figure,
+    phase_chart,
+    picked_point,
+    schedule_figure,
+    state_bytes_figure,
+    steps_to,
+)
 from sim.transformers.shapes import ARTICLE_70B, TRAINING_STATE, bytes_per_param, training_memory
 from ui import charts
 from ui.i18n import t
-from labs.optimizers.race import schedules_race
-from labs.optimizers.schema import PAGE, SCHEMA
 from ui.urlstate import PageState, set_values
 
 ss = st.session_state

@@ -5,11 +5,20 @@ import random
 import streamlit as st
 
 from labs.regression.schema import PAGE, SCHEMA
-from labs.regression.views import (data_labels, metrics_row, num, outliers_panel, param_labels, residuals_panel,
-                                   show_issues, step_panel, surface_panel)
+from labs.regression.views import (
+    data_labels,
+    metrics_row,
+    num,
+    outliers_panel,
+    param_labels,
+    residuals_panel,
+    show_issues,
+    step_panel,
+    surface_panel,
+)
 from sim.fitting import regression as reg
-from sim.plots import regression as plots
 from sim.fitting.regression_data import RegressionData, make_dataset, parse_regression_csv
+from sim.plots import regression as plots
 from ui import charts, live_run
 from ui.i18n import t, t_md
 from ui.live_plots import show_frames

@@ -4,10 +4,10 @@ import math
 
 import streamlit as st
 
-from sim.fitting import regression as reg
-from sim.plots import regression as plots
-from sim.fitting.regression_data import NOTES_EXAMPLE, RegressionData
 from sim.core.text import html
+from sim.fitting import regression as reg
+from sim.fitting.regression_data import NOTES_EXAMPLE, RegressionData
+from sim.plots import regression as plots
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState

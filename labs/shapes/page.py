@@ -3,13 +3,26 @@ from dataclasses import asdict, replace
 
 import streamlit as st
 
-from sim.plots.shapes import flow_figure, human_bytes, human_count, kv_figure, shape_text, short_name, step_table
-from sim.transformers.shapes import (PRESETS, ModelTrace, ShapeConfig, ShapeError, check_kv_heads, flops_split, follow,
-                        kv_cache_bytes, kv_cache_options, memory_needed, param_counts, shape_chain, trace_model)
-from ui import charts
-from ui.i18n import t
 from labs.shapes.schema import PAGE, SCHEMA
 from labs.shapes.training import training_memory_view
+from sim.plots.shapes import flow_figure, human_bytes, human_count, kv_figure, shape_text, short_name, step_table
+from sim.transformers.shapes import (
+    PRESETS,
+    ModelTrace,
+    ShapeConfig,
+    ShapeError,
+    check_kv_heads,
+    flops_split,
+    follow,
+    kv_cache_bytes,
+    kv_cache_options,
+    memory_needed,
+    param_counts,
+    shape_chain,
+    trace_model,
+)
+from ui import charts
+from ui.i18n import t
 from ui.sidebar import cached_device
 from ui.urlstate import PageState, set_values
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.fitting.regression import least_squares, robust_spread
 from sim.core.upload import UploadError, data_rows, numbers, pick_columns, read_table
+from sim.fitting.regression import least_squares, robust_spread
 
 DATASETS = ("linear", "quadratic", "sine", "area_price", "study_score", "temperature")
 # the course notes' worked example: inputs (n, 1), targets and the learning rate of its one written-out update

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
 from sim.core.errors import CodedError
-from sim.language.grammar import grammar
 from sim.core.history import decimate
+from sim.language.grammar import grammar
 from sim.language.tokenizer import make_tokenizer
 from sim.transformers.transformer import LMTrainer, TransformerConfig
 

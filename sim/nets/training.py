@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.nets import metrics
 from sim.core.data import (
     CLASSIFICATION_DATASETS,
     DOMAIN,
@@ -22,8 +21,17 @@ from sim.core.data import (
     make_regression,
     split3,
 )
-from sim.nets.fastnet import ACTIVATIONS, OPTIMIZERS, OVERSHOOT, OVERSHOOT_WINDOW, FastNet, constant_guess_loss, regularizer
 from sim.core.history import bound
+from sim.nets import metrics
+from sim.nets.fastnet import (
+    ACTIVATIONS,
+    OPTIMIZERS,
+    OVERSHOOT,
+    OVERSHOOT_WINDOW,
+    FastNet,
+    constant_guess_loss,
+    regularizer,
+)
 
 PROBLEMS = ("classification", "regression")
 REGULARIZATIONS = ("none", "l1", "l2")

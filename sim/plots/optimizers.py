@@ -14,9 +14,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from sim.plots.curves import compact_layout
+from sim.plots.palette import ALARM, AMBER, BLUE, BROWN, GOOD, GREEN, GUIDE, INK, ORANGE, PURPLE, RED, WHITE, rgba, tint
 from sim.plots.panels import series, xy_panel
-from sim.plots.palette import (ALARM, AMBER, BLUE, BROWN, GOOD, GREEN, GUIDE, INK, ORANGE, PURPLE, RED, WHITE, rgba,
-                               tint)
 
 COLOURS = {"sgd": RED, "momentum": ORANGE, "nesterov": AMBER, "adagrad": BROWN, "rmsprop": PURPLE, "adam": BLUE,
            "adamw": GREEN, "lion": INK, "muon": PURPLE}

@@ -8,10 +8,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from sim.fitting import regression as reg
+from sim.fitting.regression_data import RegressionData, truth
 from sim.plots.curves import TEST_COLOR, TRAIN_COLOR, WHITE, compact_layout
 from sim.plots.palette import GREEN, GUIDE, RED
 from sim.plots.panels import series, xy_panel
-from sim.fitting.regression_data import RegressionData, truth
 
 DATA_COLOR = TEST_COLOR
 FIT_COLOR = TRAIN_COLOR

@@ -11,9 +11,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sim.transformers.attention import positional_encoding
 from sim.core.history import LossCurve
 from sim.core.models import embedding, linear
+from sim.transformers.attention import positional_encoding
 from sim.transformers.shapes import kv_cache_bytes
 from sim.transformers.transformer import IGNORE, FeedForward
 

@@ -9,10 +9,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sim.transformers.attention import MultiHeadAttention, fmt, positional_encoding
 from sim.core.history import LossCurve
 from sim.core.models import Dropout, embedding, linear
 from sim.core.text import md
+from sim.transformers.attention import MultiHeadAttention, fmt, positional_encoding
 
 IGNORE = -100  # targets that are not scored (cross_entropy's ignore_index)
 ACTIVATIONS = {"gelu": nn.GELU, "relu": nn.ReLU}
