@@ -2,6 +2,7 @@
 import argparse
 import json
 import time
+from functools import partial
 
 from benchmarks import KeyLabels, best_seconds
 
@@ -52,7 +53,7 @@ def attention(args: argparse.Namespace) -> None:
     for name, (text, d_model, n_heads) in cases.items():
         for mask in ("none", "causal", "causal_window"):
             for head in (head_choices(n_heads)[0], head_choices(n_heads)[1]):  # all heads, then head 1
-                fn = lambda: redraw(text, d_model, n_heads, mask, head)  # noqa: E731
+                fn = partial(redraw, text, d_model, n_heads, mask, head)
                 fn()  # warm-up
                 print(json.dumps({"bench": "attention", "case": name, "mask": mask,
                                   "heads_shown": len(head_indices(head, n_heads)),
@@ -102,6 +103,6 @@ def attention(args: argparse.Namespace) -> None:
                           "frame_cpu_ms": round(cpu_ms, 1), "frames_per_s_bound": round(1e3 / ms, 1),
                           "target_fps": 10}))
         # what the runs generate, redone at most every 2 s while playing
-        report_ms = best_seconds(lambda: generation_report(trainers, prompt, labels), args.repeats) * 1e3
+        report_ms = best_seconds(partial(generation_report, trainers, prompt, labels), args.repeats) * 1e3
         print(json.dumps({"bench": "attention", "case": f"generation_report_{kind}", "report_ms": round(report_ms, 1),
                           "every_s": 2.0}))

@@ -116,8 +116,9 @@ def lm(args: argparse.Namespace) -> None:
     run = default_model(args.seconds)
     live_frame(run, args.repeats)
     live = run_sweep("en", LIVE_BUDGETS, LIVE_WIDTHS)
-    print(json.dumps({"bench": "lm", "case": "live_sweep", "runs": len(live["runs"]), "seconds": round(live["seconds"], 1),
-                      "cpu_seconds": round(live["cpu_seconds"], 1), "target_s": 180}))
+    print(json.dumps({"bench": "lm", "case": "live_sweep", "runs": len(live["runs"]),
+                      "seconds": round(live["seconds"], 1), "cpu_seconds": round(live["cpu_seconds"], 1),
+                      "target_s": 180}))
     if args.sweep:
         out = run_sweep("en", SWEEP_BUDGETS, SWEEP_WIDTHS)
         path = SWEEPS_DIR / f"sweep-{out['date']}.json"

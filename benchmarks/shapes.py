@@ -2,6 +2,7 @@
 import argparse
 import json
 import time
+from functools import partial
 
 from benchmarks import best_seconds
 
@@ -39,9 +40,9 @@ def shapes(args: argparse.Namespace) -> None:
             pio.to_json(fig)
 
     for name, c in configs.items():
-        trace_ms = best_seconds(lambda: trace_model(c), args.repeats) * 1e3
-        redraw_ms = best_seconds(lambda: redraw(c), args.repeats) * 1e3
-        cpu_ms = best_seconds(lambda: redraw(c), args.repeats, time.process_time) * 1e3
+        trace_ms = best_seconds(partial(trace_model, c), args.repeats) * 1e3
+        redraw_ms = best_seconds(partial(redraw, c), args.repeats) * 1e3
+        cpu_ms = best_seconds(partial(redraw, c), args.repeats, time.process_time) * 1e3
         print(json.dumps({"bench": "shapes", "config": name, "trace_ms": round(trace_ms, 1),
                           "redraw_ms": round(redraw_ms, 1), "redraw_cpu_ms": round(cpu_ms, 1),
                           "target_ms": 300}))

@@ -250,7 +250,7 @@ def test_notes_tables_have_the_closed_form_softmax():
     assert table[2] == f"| key0 | 2 | {e[0]:.4f} | **0.844** |"
     assert table[4] == f"| key2 | -1 | {e[2]:.4f} | **0.042** |"
     assert table[5] == f"| Σ | | {sum(e):.4f} | 1.000 |"
-    out = [sum(wj * v[i] for wj, v in zip(w, NOTES_VALUES)) for i in range(2)]  # [0.928, 0.270]
+    out = [sum(wj * v[i] for wj, v in zip(w, NOTES_VALUES, strict=True)) for i in range(2)]  # [0.928, 0.270]
     assert notes_weighted_sum_text() == ("v0 = [1, 0]   v1 = [0, 2]   v2 = [2, 1]\n"
                                          "output = 0.844×[1, 0] + 0.114×[0, 2] + 0.042×[2, 1]\n"
                                          f"       = [{out[0]:.3f}, {out[1]:.3f}]")

@@ -49,4 +49,5 @@ def test_the_checks_can_fail():
     """The patterns themselves: a wrong term and a half-width comma are caught."""
     cluster = next(t for t in TERMS if t["concept"] == "cluster")
     assert any(re.search(a, "3 团") for a in cluster["avoid"])
-    assert HALF_WIDTH.search("训练集,验证集") and not HALF_WIDTH.search("训练集，验证集") and not HALF_WIDTH.search("a, b")
+    assert HALF_WIDTH.search("训练集,验证集")
+    assert not HALF_WIDTH.search("训练集，验证集") and not HALF_WIDTH.search("a, b")

@@ -19,7 +19,7 @@ def grid_after(payload: dict) -> dict[tuple[int, int], str]:
     """State of every block once all steps are played, replaying the payload's cell runs."""
     states = {(i, j): "todo" for i in range(payload["t_r"]) for j in range(payload["t_c"])}
     ev = payload["events"]
-    for run, state in zip(ev["cells"], ev["state"]):
+    for run, state in zip(ev["cells"], ev["state"], strict=True):
         if run:
             for j in range(run[1], run[2]):
                 states[run[0], j] = payload["states"][state]

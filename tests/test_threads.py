@@ -76,7 +76,7 @@ def test_models_built_at_once_equal_the_one_at_a_time_builds(kind):
     for row in together:
         for seed, params in row:
             assert [n for n, _ in params] == [n for n, _ in alone[seed]]
-            for (name, p), (_, q) in zip(params, alone[seed]):
+            for (name, p), (_, q) in zip(params, alone[seed], strict=True):
                 assert torch.equal(p, q), f"{kind} seed {seed}: {name} differs"
     assert not torch.equal(alone[0][0][1], alone[1][0][1])  # and the seed matters
 

@@ -75,7 +75,7 @@ def pipeline_section(state: PageState) -> None:
     labels["masked"] = t("att.stage.masked" if p.mask is not None else "att.stage.no_mask")
     figs = pipeline_figures(p.arrays(), [html(tok, 20) for tok in tokens], heads, labels, numbers=v["numbers"])
     for row in PIPELINE_ROWS:
-        for col, key in zip(st.columns(len(row)), row):
+        for col, key in zip(st.columns(len(row)), row, strict=True):
             charts.plotly_chart(col, figs[key], key=f"att.fig.{key}")
             col.caption(t(f"att.explain.{key}"))
     stats = head_stats(p, heads)

@@ -29,7 +29,7 @@ def model_controls(state: PageState) -> str:
     with state.controls():
         c = st.columns(5)
         task = state.widget("task", container=c[0])
-        for col, name in zip(c[1:], ("layers", "t_heads", "width", "lr")):
+        for col, name in zip(c[1:], ("layers", "t_heads", "width", "lr"), strict=True):
             state.widget(name, container=col)
         c = st.columns(4)
         state.widget("context" if task == "text" else "length", container=c[0])

@@ -60,7 +60,7 @@ def norm_section(state: PageState) -> None:
     with state.controls():
         c = st.columns([3, 1, 1, 1, 1])
         kind = state.widget("n_kind", container=c[0])
-        B, T, d = (state.widget(n, container=col) for n, col in zip(("n_B", "n_T", "n_d"), c[1:4]))
+        B, T, d = (state.widget(n, container=col) for n, col in zip(("n_B", "n_T", "n_d"), c[1:4], strict=True))
         seed = state.widget("n_seed", container=c[4])
         c = st.columns(3)
         cell = (bounded(state, "n_b", 0, B - 1, c[0]), bounded(state, "n_t", 0, T - 1, c[1]),
@@ -73,8 +73,8 @@ def norm_section(state: PageState) -> None:
     if v.mean is None:
         st.latex(rf"y = \frac{{x}}{{\mathrm{{RMS}}}} = \frac{{{x:.3f}}}{{{v.scale:.3f}}} = {y:.3f}")
     else:
-        st.latex(rf"y = \frac{{x-\mu}}{{\sqrt{{\sigma^2+\epsilon}}}} = \frac{{{x:.3f} - ({v.mean:.3f})}}{{{v.scale:.3f}}}"
-                 rf" = {y:.3f}")
+        st.latex(rf"y = \frac{{x-\mu}}{{\sqrt{{\sigma^2+\epsilon}}}}"
+                 rf" = \frac{{{x:.3f} - ({v.mean:.3f})}}{{{v.scale:.3f}}} = {y:.3f}")
     if kind == "batch" and B * T == 1:
         st.warning(t("blk.norm.batch_one"), icon=":material/warning:")
     labels = {k: t(f"blk.norm.fig.{k}") for k in ("input", "output", "sample", "position", "feature")}
@@ -133,7 +133,7 @@ def position_section(state: PageState) -> None:
     st.caption(t("blk.pos.rope_help"))
     st.subheader(t("blk.pos.relative"))
     c = st.columns(3)
-    m, n, s = (state.widget(name, container=col) for name, col in zip(("p_m", "p_n", "p_shift"), c))
+    m, n, s = (state.widget(name, container=col) for name, col in zip(("p_m", "p_n", "p_shift"), c, strict=True))
     rows = rope_scores(q, k, m, n, [0, s, 2 * s, 7 * s])
     st.dataframe(pd.DataFrame(rows, columns=[t("blk.pos.col.m"), t("blk.pos.col.n"), t("blk.pos.col.diff"),
                                              t("blk.pos.col.dot")]).style.format({t("blk.pos.col.dot"): "{:.10f}"}),
@@ -200,7 +200,8 @@ def ffn_section(state: PageState) -> None:
 def kv_section(state: PageState) -> None:
     st.markdown(t("blk.kv.intro"))
     c = st.columns(5)
-    L, H, dh = (state.widget(n, container=col) for n, col in zip(("k_layers", "k_heads", "k_dhead"), c[:3]))
+    L, H, dh = (state.widget(n, container=col)
+                for n, col in zip(("k_layers", "k_heads", "k_dhead"), c[:3], strict=True))
     kv = state.widget("k_kv", container=c[3])
     dtype = state.widget("k_dtype", container=c[4])
     c = st.columns(4)

@@ -85,7 +85,7 @@ def model_controls(state: PageState) -> None:
             ("loss", "regularization", "reg_rate", "dropout", None))
     v = state.values
     for names in rows:
-        for col, name in zip(st.columns(len(names)), names):
+        for col, name in zip(st.columns(len(names)), names, strict=True):
             if name == "loss" and v["problem"] == "regression":
                 # regression trains on squared error only; the classification choice stays stored
                 col.selectbox(t("cls.loss"), [t("cls.loss.squared_error")], disabled=True, key="cls.loss_regression")
@@ -141,7 +141,7 @@ def main() -> None:
                 return
             live_panel(state, player)
             with state.controls():
-                for name, col in zip(("discretize", "show_test", "speed"), st.columns(3)):
+                for name, col in zip(("discretize", "show_test", "speed"), st.columns(3), strict=True):
                     state.widget(name, container=col)
             with player.lock:
                 model_notes_panel(player.model)

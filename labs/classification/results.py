@@ -50,7 +50,7 @@ def evaluation_panel(state: PageState, trainer: Trainer) -> None:
         m = metrics.binary_metrics(y, proba[:, 1], thr)
         labels["threshold"] = t("cls.plot.threshold", thr=f"{thr:.2f}")
         cols = st.columns(6)
-        for col, name in zip(cols, ("accuracy", "precision", "recall", "f1")):
+        for col, name in zip(cols, ("accuracy", "precision", "recall", "f1"), strict=False):
             col.metric(t(f"cls.metric.{name}"), f"{getattr(m, name):.3f}")
         majority = metrics.majority_accuracy(y)
         cols[4].metric(t("cls.metric.majority"), f"{majority:.3f}", help=t("cls.metric.majority_help"))
@@ -91,7 +91,7 @@ def final_test_panel(trainer: Trainer, threshold: float | None) -> None:
         st.info(t("cls.test.stale" if trainer.test_evaluation else "cls.test.not_yet"))
         return
     names = [n for n in ("accuracy", "precision", "recall", "f1", "auc", "ap") if n in result]
-    for col, name in zip(st.columns(len(names) + 1), names + ["n_test"]):
+    for col, name in zip(st.columns(len(names) + 1), names + ["n_test"], strict=True):
         value = result["n" if name == "n_test" else name]
         col.metric(t(f"cls.metric.{name}"), "—" if value is None else (value if name == "n_test" else f"{value:.3f}"))
     if result["threshold"] is not None:

@@ -55,7 +55,7 @@ def current_data(v: dict) -> CurveData:
 def data_controls(state: PageState) -> None:
     with state.controls():
         cols = st.columns([2, 2, 2, 2, 2, 1.5], vertical_alignment="bottom")
-        for col, name in zip(cols, ("n", "noise", "train", "val", "seed")):
+        for col, name in zip(cols, ("n", "noise", "train", "val", "seed"), strict=False):
             state.widget(name, container=col)
         cols[5].button(t("gen.regenerate"), on_click=regenerate, icon=":material/casino:")
         test = odd_test_share(state.values["train"], state.values["val"])
@@ -66,7 +66,7 @@ def data_controls(state: PageState) -> None:
 def widgets(state: PageState, *names: str) -> None:
     """One row of the settings `names`."""
     with state.controls():
-        for col, name in zip(st.columns(len(names)), names):
+        for col, name in zip(st.columns(len(names)), names, strict=True):
             state.widget(name, container=col)
 
 
@@ -132,10 +132,10 @@ def capacity_section(state: PageState) -> None:
     sweep = cached_sweep(ss["gen.data_key"])
     fit = fit_errors(data, degree)
     figures = plots.capacity_figures(data, sweep, fit, degree, *labels.capacity(sweep, len(data.train), degree))
-    for col, fig, key in zip(st.columns(2), figures, ("gen.sweep_fig", "gen.fit_fig")):
+    for col, fig, key in zip(st.columns(2), figures, ("gen.sweep_fig", "gen.fit_fig"), strict=True):
         charts.plotly_chart(col, fig, key=key)
     st.caption(t("gen.cap.draws", draws=sweep.draws, best=sweep.best))
-    for col, name in zip(st.columns(3), ("train", "val", "new")):
+    for col, name in zip(st.columns(3), ("train", "val", "new"), strict=True):
         col.metric(t(f"gen.cap.metric.{name}", d=degree), f"{getattr(fit, name):.4f}")
     st.subheader(t("gen.es.title"))
     st.markdown(t("gen.es.intro"))

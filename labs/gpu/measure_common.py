@@ -101,7 +101,7 @@ def run_table(runs: list[dict], simulated: list[dict]) -> list[dict]:
                                           "hbm_write", "l2", "l1", "source", "note")}
     notes = {"error": error_text, "counters": counters_note, "model": lambda r: t(f"{P}.model.{r['model']}")}
     rows = []
-    for row, r in zip(table_rows(runs, simulated), runs + simulated):
+    for row, r in zip(table_rows(runs, simulated), runs + simulated, strict=True):
         cells = row | {"impl": impl_name(row["impl"]), "pass": t(f"{P}.pass.{row['pass']}"),
                        "note": notes[row["note"]](r)}
         rows.append({col[k]: bytes_text(v) if k in BYTES else v for k, v in cells.items()})

@@ -103,7 +103,7 @@ def merges_table(tok: BPE) -> None:
     rows = [{t("lm.col.id"): new, t("lm.col.left"): repr(vocab[a].decode("utf-8", "replace")),
              t("lm.col.right"): repr(vocab[b].decode("utf-8", "replace")),
              t("lm.col.token"): repr(vocab[new].decode("utf-8", "replace")), t("lm.col.count"): count}
-            for ((a, b), new), count in zip(tok.merges.items(), tok.counts)]
+            for ((a, b), new), count in zip(tok.merges.items(), tok.counts, strict=True)]
     if rows:
         st.dataframe(pd.DataFrame(rows[::-1]), hide_index=True, height=240)
     st.caption(t("lm.merges_help"))

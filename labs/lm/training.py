@@ -68,17 +68,17 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 def model_controls(state: PageState) -> None:
     c = st.columns(4)
-    for col, name in zip(c, ("context", "layers", "heads", "width")):
+    for col, name in zip(c, ("context", "layers", "heads", "width"), strict=True):
         state.widget(name, container=col)
     c = st.columns(3)
-    for col, name in zip(c, ("lr", "speed", "t_seed")):
+    for col, name in zip(c, ("lr", "speed", "t_seed"), strict=True):
         state.widget(name, container=col)
 
 
 def sampling_controls(state: PageState) -> tuple[float, int, float]:
     c = st.columns(3)
     return tuple(state.widget(n, container=col, help=t(f"lm.{n}.help"))
-                 for col, n in zip(c, ("temperature", "top_k", "top_p")))
+                 for col, n in zip(c, ("temperature", "top_k", "top_p"), strict=True))
 
 
 def live_panel(player: Player, sampling: tuple[float, int, float]) -> None:

@@ -48,7 +48,8 @@ def data_controls(state: PageState) -> tuple[RegressionData, tuple]:
     st.button(t("reg.regenerate"), on_click=regenerate, icon=":material/casino:", width="stretch",
               disabled=uploaded is not None)
     uploaded = upload_box("reg", parse_regression_csv,
-                          lambda data: t_md("reg.upload_used", n=len(data.y), columns=data.columns), errors="reg.upload")
+                          lambda data: t_md("reg.upload_used", n=len(data.y), columns=data.columns),
+                          errors="reg.upload")
     if uploaded is not None:
         return uploaded, ("upload", id(uploaded))
     v = state.values
@@ -61,7 +62,7 @@ def data_controls(state: PageState) -> tuple[RegressionData, tuple]:
 # ---------- model ----------
 def model_controls(state: PageState, data: RegressionData) -> reg.ModelConfig:
     cols = st.columns(4, vertical_alignment="bottom")
-    for col, name in zip(cols, ("degree", "loss", "delta", "standardize")):
+    for col, name in zip(cols, ("degree", "loss", "delta", "standardize"), strict=True):
         widget(state, name, container=col)  # δ stays live: the outliers view uses it with any loss
     v = state.values
     return reg.ModelConfig(degree=v["degree"], standardize=v["standardize"], loss=v["loss"],

@@ -58,7 +58,7 @@ def controls(state: PageState) -> None:
     for name in PRESETS:
         bar.button(t(f"shp.preset.{name}"), on_click=apply_preset, args=(name,), key=f"shp.preset_{name}")
     for row in ROWS:
-        for col, name in zip(st.columns(len(row)), row):
+        for col, name in zip(st.columns(len(row)), row, strict=True):
             extra = {"on_change": keep_plain_mha, "args": (state,)} if name == "n_head" else {}
             state.widget(name, container=col, help=t(f"shp.{name}.help"), **extra)
     state.widget("tie_embeddings", help=t("shp.tie_embeddings.help"))
@@ -96,7 +96,8 @@ def q_chain(trace: ModelTrace, c: ShapeConfig) -> list[int]:
     path = follow(trace.steps, q, trace.steps[q].module.rsplit(".", 1)[0])
     changes = shape_chain(trace.steps, path)
     matmuls = [i for i in changes if trace.steps[i].op == "matmul"]
-    names = dict(zip(matmuls, (t("shp.chain.scores"), t("shp.chain.weighted"))))  # the notes' words for them
+    # the notes' words for them
+    names = dict(zip(matmuls, (t("shp.chain.scores"), t("shp.chain.weighted")), strict=True))
     st.markdown(t("shp.chain", d_h=c.d_head) + "  \n" + " → ".join(
         f"{names.get(i) or short_name(trace.steps[i])} `{shape_text(trace.steps[i].out_shape)}`" for i in changes))
     notes = PRESETS["notes"]

@@ -53,7 +53,8 @@ def check_text(text: str) -> str:
 
 
 # ---------- sampling ----------
-def next_token_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0) -> torch.Tensor:
+def next_token_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0,
+                     top_p: float = 1.0) -> torch.Tensor:
     """The distribution a sampler draws from, for logits (..., V).
 
     temperature divides the logits (0: all mass on the argmax); top_k > 0 keeps the k most likely tokens; top_p < 1
@@ -224,7 +225,7 @@ def generate(trainer: LMTrainer, prompt: str, n: int, temperature: float, top_k:
 def top_tokens(probs: torch.Tensor, tokenizer, k: int = 10) -> list[tuple[str, float]]:
     """The k most likely tokens of a (V,) distribution as (its text, probability)."""
     p, idx = probs.topk(min(k, probs.numel()))
-    return [(tokenizer.pieces([i])[0], float(q)) for i, q in zip(idx.tolist(), p.tolist())]
+    return [(tokenizer.pieces([i])[0], float(q)) for i, q in zip(idx.tolist(), p.tolist(), strict=True)]
 
 
 @dataclass(frozen=True)

@@ -169,7 +169,8 @@ class Trainer:
         acc = self._kind != "regression"
         self.history += [{"epoch": int(e), "train_loss": float(a), "val_loss": float(b),
                           "train_acc": float(c) if acc else None, "val_acc": float(d) if acc else None}
-                         for e, a, b, c, d in zip(r.epoch, r.train_loss, r.test_loss, r.train_acc, r.test_acc)]
+                         for e, a, b, c, d in zip(r.epoch, r.train_loss, r.test_loss, r.train_acc, r.test_acc,
+                                                  strict=True)]
         bound(self.history, "epoch", HISTORY_KEYS)
 
     def recent_train_loss(self) -> float:
@@ -268,7 +269,7 @@ def collapse_linear(layers: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.nda
 def affine_formula(w: np.ndarray, b: float, names: list[str]) -> str:
     """"z = 0.53·x1 − 1.2·x2 + 0.1": one output of collapse_linear, 3 significant digits, features by name."""
     text = "z ="
-    for i, (wi, name) in enumerate(zip(w, names)):
+    for i, (wi, name) in enumerate(zip(w, names, strict=True)):
         sign = "−" if wi < 0 else ("+" if i else "")
         text += f" {sign}{' ' if sign and i else ''}{abs(wi):.3g}·{name}"
     return text + f" {'−' if b < 0 else '+'} {abs(b):.3g}"
