@@ -10,9 +10,9 @@ import globals from 'globals';
 const JOINED = { PALETTE: 'readonly', STYLE: 'readonly' };
 // what ui/live_common.js shares with the scripts joined after it: the names on its `/* exported */` line
 const commonText = readFileSync(new URL('./ui/live_common.js', import.meta.url), 'utf8');
-const COMMON = Object.fromEntries(
-  commonText.match(/\/\* exported ([^*]+)\*\//)[1].split(',').map((name) => [name.trim(), 'readonly']),
-);
+const exported = commonText.match(/\/\* exported ([^*]+)\*\//);
+if (!exported) throw new Error('ui/live_common.js has lost its /* exported */ line (see eslint.config.js)');
+const COMMON = Object.fromEntries(exported[1].split(',').map((name) => [name.trim(), 'readonly']));
 
 export default [
   { ignores: ['.venv/', 'node_modules/', 'tmp/'] },
@@ -25,7 +25,8 @@ export default [
       'max-len': ['error', { code: 120 }],
     },
   },
-  // a plain script, not a module: its top-level names are what the component scripts after it use
+  // linted as a plain script (it has no import or export of its own), where `/* exported */` marks the names it
+  // shares as used: any other top-level name it defines must be used in it
   { files: ['ui/live_common.js'], languageOptions: { sourceType: 'script', globals: JOINED } },
   { files: ['ui/live_view.js', 'ui/live_plots.js', 'labs/**/*.js'],
     languageOptions: { globals: { ...JOINED, ...COMMON } } },
