@@ -2,6 +2,7 @@
 import argparse
 import json
 import time
+from functools import partial
 
 from benchmarks import KeyLabels, best_seconds
 
@@ -11,13 +12,23 @@ def attention(args: argparse.Namespace) -> None:
     examples), the tiny transformer trained on copy, and what the live view does per frame."""
     import plotly.io as pio
 
-    from sim.transformers.attention import (SHARPNESS_HEAD_DIMS, head_choices, head_indices, head_stats, lab_pipeline,
-                               notes_bars, notes_softmax_table, notes_weighted_sum_text, permutation_check,
-                               permutation_stats, sharpness_by_head_dim, stable_softmax_table)
-    from sim.plots.attention import (bars_figure, live_frame, permutation_figures, pipeline_figures,
-                                     sharpness_figure)
-    from sim.transformers.tasks import lab_task, split_tokens
     from sim.core.text import html
+    from sim.plots.attention import bars_figure, live_frame, permutation_figures, pipeline_figures, sharpness_figure
+    from sim.transformers.attention import (
+        SHARPNESS_HEAD_DIMS,
+        head_choices,
+        head_indices,
+        head_stats,
+        lab_pipeline,
+        notes_bars,
+        notes_softmax_table,
+        notes_weighted_sum_text,
+        permutation_check,
+        permutation_stats,
+        sharpness_by_head_dim,
+        stable_softmax_table,
+    )
+    from sim.transformers.tasks import lab_task, split_tokens
     from sim.transformers.transformer import generation_report, lab_trainer, notes_ffn_text
 
     labels = KeyLabels()
@@ -42,7 +53,7 @@ def attention(args: argparse.Namespace) -> None:
     for name, (text, d_model, n_heads) in cases.items():
         for mask in ("none", "causal", "causal_window"):
             for head in (head_choices(n_heads)[0], head_choices(n_heads)[1]):  # all heads, then head 1
-                fn = lambda: redraw(text, d_model, n_heads, mask, head)  # noqa: E731
+                fn = partial(redraw, text, d_model, n_heads, mask, head)
                 fn()  # warm-up
                 print(json.dumps({"bench": "attention", "case": name, "mask": mask,
                                   "heads_shown": len(head_indices(head, n_heads)),
@@ -92,6 +103,6 @@ def attention(args: argparse.Namespace) -> None:
                           "frame_cpu_ms": round(cpu_ms, 1), "frames_per_s_bound": round(1e3 / ms, 1),
                           "target_fps": 10}))
         # what the runs generate, redone at most every 2 s while playing
-        report_ms = best_seconds(lambda: generation_report(trainers, prompt, labels), args.repeats) * 1e3
+        report_ms = best_seconds(partial(generation_report, trainers, prompt, labels), args.repeats) * 1e3
         print(json.dumps({"bench": "attention", "case": f"generation_report_{kind}", "report_ms": round(report_ms, 1),
                           "every_s": 2.0}))

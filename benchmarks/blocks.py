@@ -4,6 +4,7 @@ import argparse
 import json
 import statistics
 import time
+from functools import partial
 
 import numpy as np
 import plotly.io as pio
@@ -23,12 +24,37 @@ def median_ms(fn, repeats: int) -> float:
 
 
 def blocks(args: argparse.Namespace) -> None:
-    from sim.transformers.blocks import (KV_KINDS, LN_MODES, POSITIONS, DepthConfig, DepthTrainer, ffn_module, ffn_params,
-                            init_stats, kv_bytes_per_token_layer, norm_view, position_experiment, rope,
-                            rope_frequencies, rope_pairs, rope_scores, swiglu_hidden, vectors)
+    from sim.plots.blocks import (
+        activation_figure,
+        bars_figure,
+        depth_frame,
+        init_figure,
+        moe_frame,
+        norm_figure,
+        position_figures,
+        rope_figure,
+        score_figure,
+    )
+    from sim.transformers.blocks import (
+        KV_KINDS,
+        LN_MODES,
+        POSITIONS,
+        DepthConfig,
+        DepthTrainer,
+        ffn_module,
+        ffn_params,
+        init_stats,
+        kv_bytes_per_token_layer,
+        norm_view,
+        position_experiment,
+        rope,
+        rope_frequencies,
+        rope_pairs,
+        rope_scores,
+        swiglu_hidden,
+        vectors,
+    )
     from sim.transformers.moe import MODES, MoEConfig, MoETrainer
-    from sim.plots.blocks import (activation_figure, bars_figure, depth_frame, init_figure, moe_frame, norm_figure,
-                                  position_figures, rope_figure, score_figure)
     from sim.transformers.tasks import lab_task
 
     labels = KeyLabels()
@@ -39,16 +65,16 @@ def blocks(args: argparse.Namespace) -> None:
         pio.to_json(norm_figure(v.x, v.y, v.group, labels))
 
     for kind, shape in (("layer", (2, 3, 4)), ("batch", (4, 6, 8))):
-        out(section="norm", case=f"{kind}_{shape}", redraw_median_ms=median_ms(lambda: norm(kind, *shape), args.repeats),
-            target_ms=300)
+        out(section="norm", case=f"{kind}_{shape}",
+            redraw_median_ms=median_ms(partial(norm, kind, *shape), args.repeats), target_ms=300)
 
     def init(depth: int, width: int) -> None:
         s = init_stats(depth, width, "he", "relu", 0)
         pio.to_json(init_figure(s.acts, s.grads, s.act_std, s.grad_std, labels))
 
     for depth, width in ((20, 256), (50, 256)):
-        out(section="init", case=f"{depth}x{width}", redraw_median_ms=median_ms(lambda: init(depth, width), args.repeats),
-            target_ms=300)
+        out(section="init", case=f"{depth}x{width}",
+            redraw_median_ms=median_ms(partial(init, depth, width), args.repeats), target_ms=300)
 
     def position(d: int, P: int) -> None:
         q, k = vectors(d, 0)
@@ -98,7 +124,8 @@ def blocks(args: argparse.Namespace) -> None:
     out(section="moe", case="collapse_vs_balance_default", seconds=None if reached is None else round(reached, 2),
         steps=runs[0].steps, target_s=60,
         runs={tr.mode: {"dead_experts": tr.dead_experts(), "imbalance": round(tr.imbalance(), 2),
-                        "dropped": round(tr.recent(tr.dropped), 3), "loss": round(tr.recent(tr.loss), 3)} for tr in runs})
+                        "dropped": round(tr.recent(tr.dropped), 3), "loss": round(tr.recent(tr.loss), 3)}
+              for tr in runs})
 
     def moe_view() -> None:
         json.dumps(moe_frame([tr.view(tr.mode) for tr in runs], labels))
@@ -129,5 +156,5 @@ def blocks(args: argparse.Namespace) -> None:
     for _ in range(150):
         for tr in depth:
             tr.step(1)
-    out(section="residual", case="after_150_steps", loss={f"{tr.config.ln}_warmup{tr.warmup}": round(tr.recent_loss(), 3)
-                                                          for tr in depth})
+    out(section="residual", case="after_150_steps",
+        loss={f"{tr.config.ln}_warmup{tr.warmup}": round(tr.recent_loss(), 3) for tr in depth})

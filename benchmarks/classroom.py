@@ -1,9 +1,9 @@
 """K classification sessions on one server process, driven through the code the page runs.
 
 Each session builds its model and its player as the page does (ui.live.player_for), presses Play, and a
-"browser" thread per session does what the page's fragment does: takes the newest frames (ui.player.Player.frames, waiting up to ui.live_run.WAIT_S) and builds
-the payload the component receives (ui.live.payload). Prints one JSON line per session and a total:
-epochs/s trained and frames/s delivered, and the process's memory before and after.
+"browser" thread per session does what the page's fragment does: takes the newest frames (ui.player.Player.frames,
+waiting up to ui.live_run.WAIT_S) and builds the payload the component receives (ui.live.payload). Prints one JSON
+line per session and a total: epochs/s trained and frames/s delivered, and the process's memory before and after.
 
     python -m benchmarks classroom --sessions 10 [--seconds 20] [--speed 1]
 """
@@ -60,21 +60,21 @@ def main(argv: list[str] | None = None) -> None:
     built = rss_mb()
     stop = threading.Event()
     counts = [{"frames": 0} for _ in players]
-    watchers = [threading.Thread(target=browser, args=(p, stop, c)) for p, c in zip(players, counts)]
+    watchers = [threading.Thread(target=browser, args=(p, stop, c)) for p, c in zip(players, counts, strict=True)]
     start_epochs = [p.model.epoch for p in players]
     t0 = time.perf_counter()
     cpu0 = time.process_time()
-    for p, w in zip(players, watchers):
+    for p, w in zip(players, watchers, strict=True):
         p.play()
         w.start()
     time.sleep(args.seconds)
     stop.set()
-    for p, w in zip(players, watchers):
+    for p, w in zip(players, watchers, strict=True):
         p.close()
         w.join()
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     rows = []
-    for i, (p, c, e0) in enumerate(zip(players, counts, start_epochs)):
+    for i, (p, c, e0) in enumerate(zip(players, counts, start_epochs, strict=True)):
         rows.append({"session": i, "epochs_per_s": round((p.model.epoch - e0) / wall, 1),
                      "frames_per_s": round(c["frames"] / wall, 1)})
         print(json.dumps(rows[-1]))

@@ -20,9 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from deploy.local import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
-
 from browser import LIVE_CANVAS, STATS, wait_painted  # noqa: E402
+from deploy.local import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:
@@ -83,7 +82,7 @@ def main() -> None:
             s1, c1, t1 = [page.evaluate(STATS) for page in pages], cpu_s(server.pid), time.perf_counter()
             dt = t1 - t0
             rows = []
-            for i, (x, y, page) in enumerate(zip(s0, s1, pages)):
+            for i, (x, y, page) in enumerate(zip(s0, s1, pages, strict=True)):
                 rows.append({"session": i, "frames_per_s": round((y["frames"] - x["frames"]) / dt, 1),
                              "epochs_per_s": round((y["epoch"] - x["epoch"]) / dt, 1),
                              "exceptions": page.locator('[data-testid="stException"]').count()})

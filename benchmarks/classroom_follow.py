@@ -138,7 +138,8 @@ def run(args) -> None:
     for _ in shares:
         ready.get()
     print(f"{args.students} students in {args.processes} app process(es) joined class {code} on {args.lab} in "
-          f"{time.time() - t0:.1f} s (poll every {classroom.POLL_S} s, store {classroom.room().store.__class__.__name__})")
+          f"{time.time() - t0:.1f} s (poll every {classroom.POLL_S} s, "
+          f"store {classroom.room().store.__class__.__name__})")
     time.sleep(classroom.POLL_S * 1.5)
     rounds = []
     for r in range(args.rounds):

@@ -2,6 +2,7 @@
 import argparse
 import json
 import time
+from functools import partial
 
 from benchmarks import best_seconds
 
@@ -46,10 +47,10 @@ def generalization(args: argparse.Namespace) -> None:
             redraw(data, 3, cached)  # warm-up
             row = {"bench": "generalization", "case": f"degree_slider_n{n}", "target_ms": 300}
             # the sweep runs once per data set (a data slider moved); the redraw on every degree change
-            for key, fn in (("sweep_ms", lambda: capacity_sweep(*settings)),
-                            ("redraw_cached_sweep_ms", lambda: redraw(data, 7, cached))):
+            for key, fn in (("sweep_ms", partial(capacity_sweep, *settings)),
+                            ("redraw_cached_sweep_ms", partial(redraw, data, 7, cached))):
                 row[key] = round(best_seconds(fn, args.repeats) * 1e3, 1)
-            cpu = best_seconds(lambda: redraw(data, 7, cached), args.repeats, time.process_time)
+            cpu = best_seconds(partial(redraw, data, 7, cached), args.repeats, time.process_time)
             row["redraw_cpu_ms"] = round(cpu * 1e3, 1)
             print(json.dumps(row))
 

@@ -2,12 +2,14 @@
 import argparse
 import json
 import time
+from functools import partial
 
-from benchmarks import best_seconds, KeyLabels
+from benchmarks import KeyLabels, best_seconds
 
 
 def memsim(args: argparse.Namespace) -> None:
-    """IO simulator: seconds for the whole report at N = 16384 (target < 0.5 s), naive and tiled, with and without L2."""
+    """IO simulator: seconds for the whole report at N = 16384 (target < 0.5 s), naive and tiled, with and without
+    L2."""
     from sim.gpu.memsim import GPUS, attention_io
 
     h200 = GPUS["H200"]
@@ -16,7 +18,7 @@ def memsim(args: argparse.Namespace) -> None:
             for batch_heads, causal in ((1, False), (1, True), (64, False)):
                 config = {"batch_heads": batch_heads, "causal": causal, "sram_bytes": h200.smem_per_sm_bytes,
                           "l2_bytes": l2, "n_sm": h200.n_sm}
-                seconds = best_seconds(lambda: attention_io(algo, 16384, 64, **config), args.repeats)
+                seconds = best_seconds(partial(attention_io, algo, 16384, 64, **config), args.repeats)
                 print(json.dumps({"bench": "memsim", "algo": algo, "N": 16384, "d": 64, **config,
                                   "seconds": round(seconds, 4), "target_s": 0.5}))
 
@@ -36,7 +38,9 @@ def gpu_page(args: argparse.Namespace) -> None:
     labels = KeyLabels()
     configs = {"default": (1024, 1, 16, 2), "naive_dies": (100_000, 1, 16, 4), "flash_fig2": (1024, 64, 16, 2),
                "N=16384": (16384, 1, 16, 2)}
-    for name, (N, B, H, elem) in configs.items():
+
+    def page_parts(N: int, B: int, H: int, elem: int) -> dict:
+        """The page's parts for one configuration (N, B, H, bytes per element), each a call to time."""
         config = {"batch_heads": B * H, "dtype_bytes": elem, "causal": False, "block_m": None, "block_n": None}
 
         def all_reports() -> dict:  # what the page summarises (sim.gpu.sweeps.lab_reports, uncached)
@@ -57,9 +61,11 @@ def gpu_page(args: argparse.Namespace) -> None:
         def animation() -> None:
             json.dumps(animation_payload(io_report("tiled", N, 64, config, chip, True, animate=True), labels))
 
+        return {"summary": all_reports, "sweeps": sweep_figures, "roofline": roof, "animation": animation}
+
+    for name, (N, B, H, elem) in configs.items():
         row = {"bench": "gpu_page", "config": name, "N": N, "B": B, "H": H}
-        for part, fn in (("summary", all_reports), ("sweeps", sweep_figures), ("roofline", roof),
-                         ("animation", animation)):
+        for part, fn in page_parts(N, B, H, elem).items():
             row[f"{part}_ms"] = round(best_seconds(fn, min(args.repeats, 3)) * 1e3, 1)
         print(json.dumps(row | {"target_ms": 300}))
 

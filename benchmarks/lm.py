@@ -11,11 +11,10 @@ import math
 import os
 import platform
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import KeyLabels, best_seconds
-
 
 
 def machine() -> str:
@@ -105,20 +104,21 @@ def run_sweep(lang: str, budgets, widths) -> dict:
         runs.append(run_record(r))
         print(json.dumps({"bench": "lm", "case": "sweep_run", "budget": r.budget, "params": r.params,
                           "steps": r.steps, "loss": round(r.loss, 4)}), flush=True)
-    return {"bench": "lm_sweep", "machine": machine(), "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+    return {"bench": "lm_sweep", "machine": machine(), "date": datetime.now(UTC).strftime("%Y-%m-%d"),
             "language": lang, "tokenizer": "char", "context": SWEEP_CONTEXT, "floor_per_token": task.loss_floor(),
             "seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu0, "runs": runs}
 
 
 def lm(args: argparse.Namespace) -> None:
-    from sim.language.lm import LIVE_BUDGETS, LIVE_WIDTHS, SWEEP_BUDGETS, SWEEPS_DIR, SWEEP_WIDTHS
+    from sim.language.lm import LIVE_BUDGETS, LIVE_WIDTHS, SWEEP_BUDGETS, SWEEP_WIDTHS, SWEEPS_DIR
 
     bpe_speed()
     run = default_model(args.seconds)
     live_frame(run, args.repeats)
     live = run_sweep("en", LIVE_BUDGETS, LIVE_WIDTHS)
-    print(json.dumps({"bench": "lm", "case": "live_sweep", "runs": len(live["runs"]), "seconds": round(live["seconds"], 1),
-                      "cpu_seconds": round(live["cpu_seconds"], 1), "target_s": 180}))
+    print(json.dumps({"bench": "lm", "case": "live_sweep", "runs": len(live["runs"]),
+                      "seconds": round(live["seconds"], 1), "cpu_seconds": round(live["cpu_seconds"], 1),
+                      "target_s": 180}))
     if args.sweep:
         out = run_sweep("en", SWEEP_BUDGETS, SWEEP_WIDTHS)
         path = SWEEPS_DIR / f"sweep-{out['date']}.json"

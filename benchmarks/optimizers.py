@@ -2,6 +2,7 @@
 import argparse
 import json
 import time
+from functools import partial
 
 import numpy as np
 
@@ -11,17 +12,26 @@ from benchmarks import best_seconds
 def optimizers(args: argparse.Namespace) -> None:
     """Per surface: the 8 optimisers × 500 steps (wall and CPU ms, target ≤ 50 ms); then trace, phase grid,
     Newton–Schulz and schedules."""
-    from sim.optim.optimizers import (OPTIMIZERS, SCHEDULES, SURFACES, newton_schulz_steps, path, phase_grid, schedule,
-                                trace)
+    from sim.optim.optimizers import (
+        OPTIMIZERS,
+        SCHEDULES,
+        SURFACES,
+        newton_schulz_steps,
+        path,
+        phase_grid,
+        schedule,
+        trace,
+    )
 
     steps = 500
-    for name, surf in SURFACES.items():
-        def all_paths() -> None:
-            for opt in OPTIMIZERS:
-                path(opt, surf, surf.start, steps)
 
-        wall = best_seconds(all_paths, args.repeats) * 1e3
-        cpu = best_seconds(all_paths, args.repeats, time.process_time) * 1e3
+    def all_paths(surf) -> None:
+        for opt in OPTIMIZERS:
+            path(opt, surf, surf.start, steps)
+
+    for name, surf in SURFACES.items():
+        wall = best_seconds(partial(all_paths, surf), args.repeats) * 1e3
+        cpu = best_seconds(partial(all_paths, surf), args.repeats, time.process_time) * 1e3
         print(json.dumps({"bench": "optimizers", "surface": name, "optimizers": len(OPTIMIZERS), "steps": steps,
                           "noise": surf.noise, "paths_ms": round(wall, 2), "paths_cpu_ms": round(cpu, 2),
                           "target_ms": 50}))
@@ -50,25 +60,26 @@ def paths_redraw(args: argparse.Namespace) -> None:
     from sim.plots.optimizers import loss_chart, losses, paths_figure, update_latex
 
     names = {o: o for o in OPTIMIZERS}
-    for surf_name in ("quadratic", "rosenbrock"):
-        surf = SURFACES[surf_name]
-        for steps in (200, 500):
-            def redraw() -> None:
-                runs = {o: path(o, surf, surf.start, steps, 0, **h) for o, h in OPTIMIZERS.items()}
-                ends = {o: diverged_at(p) for o, p in runs.items()}
-                pio.to_json(paths_figure(surf, runs, names, KeyLabels(), ends))
-                gaps = {o: losses(surf, p) for o, p in runs.items()}
-                to_spec(loss_chart({o: g[0] for o, g in gaps.items()}, names, KeyLabels(), ends,
-                                   log=all(g[1] for g in gaps.values())))  # what st.altair_chart sends
-                for o, h in OPTIMIZERS.items():
-                    steps_done = trace(o, surf, surf.start, steps, 0, **h)
-                    if steps_done:
-                        update_latex(o, steps_done[-1], h)
 
-            redraw()  # warm-up
+    def redraw(surf, steps: int) -> None:
+        runs = {o: path(o, surf, surf.start, steps, 0, **h) for o, h in OPTIMIZERS.items()}
+        ends = {o: diverged_at(p) for o, p in runs.items()}
+        pio.to_json(paths_figure(surf, runs, names, KeyLabels(), ends))
+        gaps = {o: losses(surf, p) for o, p in runs.items()}
+        to_spec(loss_chart({o: g[0] for o, g in gaps.items()}, names, KeyLabels(), ends,
+                           log=all(g[1] for g in gaps.values())))  # what st.altair_chart sends
+        for o, h in OPTIMIZERS.items():
+            steps_done = trace(o, surf, surf.start, steps, 0, **h)
+            if steps_done:
+                update_latex(o, steps_done[-1], h)
+
+    for surf_name in ("quadratic", "rosenbrock"):
+        for steps in (200, 500):
+            fn = partial(redraw, SURFACES[surf_name], steps)
+            fn()  # warm-up
             print(json.dumps({"bench": "optimizers", "case": "paths_redraw", "surface": surf_name, "steps": steps,
                               "optimizers": len(OPTIMIZERS),
-                              "redraw_ms": round(best_seconds(redraw, min(args.repeats, 5)) * 1e3, 1),
+                              "redraw_ms": round(best_seconds(fn, min(args.repeats, 5)) * 1e3, 1),
                               "target_ms": 300}))
 
 
@@ -78,9 +89,9 @@ def race(args: argparse.Namespace) -> None:
     default speed, and one frame (race_frame of every racer, as the player's snapshot)."""
     from benchmarks import KeyLabels
     from sim.optim.optimizers import RACERS
-    from sim.plots.optimizers import race_frame
     from sim.optim.race import RaceConfig
     from sim.optim.race import race as make_race
+    from sim.plots.optimizers import race_frame
 
     racers = make_race(RACERS, RaceConfig(), {})
     for r in racers:

@@ -3,6 +3,7 @@ functions the page calls (labs/regression/page.py and views.py), with their figu
 import argparse
 import json
 import time
+from functools import partial
 
 from benchmarks import best_seconds
 
@@ -13,8 +14,8 @@ def regression(args: argparse.Namespace) -> None:
     from collections import defaultdict
 
     from sim.fitting import regression as reg
-    from sim.plots import regression as plots
     from sim.fitting.regression_data import make_dataset
+    from sim.plots import regression as plots
 
     labels = defaultdict(str)  # figure labels: their text does not change the cost
 
@@ -41,12 +42,13 @@ def regression(args: argparse.Namespace) -> None:
         "outliers_view_n1000_deg3": (("linear", 1000, 0.3, 0, 5, 8.0), reg.ModelConfig(degree=3, delta=1.5),
                                      outliers_view),
     }
-    for name, (data_args, config, view) in cases.items():
-        def change():
-            for fig in view(make_dataset(*data_args), config):
-                fig.to_json()  # st.plotly_chart serialises every figure
 
-        ms = {key: round(best_seconds(change, args.repeats, clock) * 1e3, 1)
+    def change(data_args, config, view):
+        for fig in view(make_dataset(*data_args), config):
+            fig.to_json()  # st.plotly_chart serialises every figure
+
+    for name, case in cases.items():
+        ms = {key: round(best_seconds(partial(change, *case), args.repeats, clock) * 1e3, 1)
               for key, clock in (("compute_and_figures_ms", time.perf_counter), ("cpu_ms", time.process_time))}
         print(json.dumps({"bench": "regression", "slider_change": name, **ms}))
 
@@ -57,15 +59,16 @@ def regression(args: argparse.Namespace) -> None:
         "temperature_n1000_batch32": (("temperature", 1000, 0.3, 0),
                                       reg.GDConfig(reg.ModelConfig(standardize=True), lr=0.1, batch_size=32)),
     }
+
+    def frame_json(run, data, background):  # what the page's snapshot builds (its caption aside), sent by show_frames
+        return json.dumps(plots.live_frame(run, data, background, labels, ""))
+
     for name, (data_args, gd) in runs.items():
         data = make_dataset(*data_args)
         run = reg.GDRun(data.x, data.y, gd)
         background = reg.path_background(run)  # once, when the page builds the run
-        epoch_ms = best_seconds(lambda: run.step(1), args.repeats) * 1e3
-
-        def one_frame():  # what the page's snapshot builds (its caption aside), sent as JSON by show_frames
-            return json.dumps(plots.live_frame(run, data, background, labels, ""))
-
+        epoch_ms = best_seconds(partial(run.step, 1), args.repeats) * 1e3
+        one_frame = partial(frame_json, run, data, background)
         frame_ms = best_seconds(one_frame, args.repeats) * 1e3
         print(json.dumps({"bench": "regression", "live": name, "epoch_ms": round(epoch_ms, 3),
                           "frame_build_ms": round(frame_ms, 3), "frame_kB": round(len(one_frame()) / 1e3, 1),

@@ -2,6 +2,7 @@
 import argparse
 import json
 import time
+from functools import partial
 
 from benchmarks import best_seconds
 
@@ -12,7 +13,14 @@ def shapes(args: argparse.Namespace) -> None:
     import plotly.io as pio
 
     from sim.plots.shapes import flow_figure, kv_figure, step_table
-    from sim.transformers.shapes import PRESETS, ShapeConfig, flops_split, kv_cache_options, trace_model, training_memory
+    from sim.transformers.shapes import (
+        PRESETS,
+        ShapeConfig,
+        flops_split,
+        kv_cache_options,
+        trace_model,
+        training_memory,
+    )
 
     configs = {**PRESETS, "max": ShapeConfig(batch=64, seq_len=131_072, d_model=16_384, n_head=128, n_kv_head=8,
                                              d_ff=65_536, vocab_size=262_144, n_layer=128)}
@@ -32,9 +40,9 @@ def shapes(args: argparse.Namespace) -> None:
             pio.to_json(fig)
 
     for name, c in configs.items():
-        trace_ms = best_seconds(lambda: trace_model(c), args.repeats) * 1e3
-        redraw_ms = best_seconds(lambda: redraw(c), args.repeats) * 1e3
-        cpu_ms = best_seconds(lambda: redraw(c), args.repeats, time.process_time) * 1e3
+        trace_ms = best_seconds(partial(trace_model, c), args.repeats) * 1e3
+        redraw_ms = best_seconds(partial(redraw, c), args.repeats) * 1e3
+        cpu_ms = best_seconds(partial(redraw, c), args.repeats, time.process_time) * 1e3
         print(json.dumps({"bench": "shapes", "config": name, "trace_ms": round(trace_ms, 1),
                           "redraw_ms": round(redraw_ms, 1), "redraw_cpu_ms": round(cpu_ms, 1),
                           "target_ms": 300}))

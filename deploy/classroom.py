@@ -102,9 +102,9 @@ def running_redis(folder: Path, timeout_s: float = 10):
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
-            except OSError:
+            except OSError as err:
                 if time.time() > deadline or proc.poll() is not None:
-                    raise RuntimeError("redis-server did not start")
+                    raise RuntimeError("redis-server did not start") from err
                 time.sleep(0.1)
         yield f"redis://127.0.0.1:{port}/0", proc
     finally:

@@ -35,9 +35,9 @@ def running_app(stdout=subprocess.DEVNULL, timeout_s: float = 90, script: str = 
             try:
                 urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
                 break
-            except OSError:
+            except OSError as err:
                 if time.time() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the Streamlit server did not start")
+                    raise RuntimeError("the Streamlit server did not start") from err
                 time.sleep(0.3)
         yield base, proc
     finally:

@@ -1,8 +1,8 @@
 """Home: what the simulator is, and a card per lab."""
 import streamlit as st
 
-from ui.i18n import t
 from labs import LABS
+from ui.i18n import t
 
 st.title(t("home.title"))
 st.markdown(t("home.intro"))

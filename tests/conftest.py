@@ -61,7 +61,8 @@ def page(browser):
 @contextmanager
 def running_redis(folder: Path):
     """deploy.classroom.running_redis (a redis-server of its own); skipped where redis-server is missing."""
-    from deploy.classroom import find_redis, running_redis as start
+    from deploy.classroom import find_redis
+    from deploy.classroom import running_redis as start
 
     if find_redis() is None:
         if os.environ.get("CI"):

@@ -6,6 +6,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from sim.plots.attention import (
+    ANNOTATE_MAX_TOKENS,
+    PIPELINE_ROWS,
+    permutation_figures,
+    pipeline_figures,
+    position_figure,
+)
 from sim.transformers.attention import (
     EQUIVARIANCE_TOL,
     NOTES_SCORES,
@@ -36,13 +43,6 @@ from sim.transformers.attention import (
     softmax_naive,
     softmax_stable,
     stable_softmax_table,
-)
-from sim.plots.attention import (
-    ANNOTATE_MAX_TOKENS,
-    PIPELINE_ROWS,
-    permutation_figures,
-    pipeline_figures,
-    position_figure,
 )
 
 
@@ -250,7 +250,7 @@ def test_notes_tables_have_the_closed_form_softmax():
     assert table[2] == f"| key0 | 2 | {e[0]:.4f} | **0.844** |"
     assert table[4] == f"| key2 | -1 | {e[2]:.4f} | **0.042** |"
     assert table[5] == f"| Σ | | {sum(e):.4f} | 1.000 |"
-    out = [sum(wj * v[i] for wj, v in zip(w, NOTES_VALUES)) for i in range(2)]  # [0.928, 0.270]
+    out = [sum(wj * v[i] for wj, v in zip(w, NOTES_VALUES, strict=True)) for i in range(2)]  # [0.928, 0.270]
     assert notes_weighted_sum_text() == ("v0 = [1, 0]   v1 = [0, 2]   v2 = [2, 1]\n"
                                          "output = 0.844×[1, 0] + 0.114×[0, 2] + 0.042×[2, 1]\n"
                                          f"       = [{out[0]:.3f}, {out[1]:.3f}]")

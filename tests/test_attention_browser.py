@@ -4,8 +4,8 @@ import time
 
 import numpy as np
 import pytest
-from browsertools import open_page, pixels
 
+from browsertools import open_page, pixels
 from sim.plots.attention import MASKED_COLOR
 from sim.plots.palette import rgb
 from ui.i18n import catalogue

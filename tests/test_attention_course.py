@@ -3,8 +3,8 @@
 beside the article's sentence on the page."""
 import numpy as np
 import pytest
-from apptools import open_lab, texts
 
+from apptools import open_lab, texts
 from sim.plots.attention import variance_figure
 from sim.transformers.attention import dot_variance
 from ui.i18n import catalogue

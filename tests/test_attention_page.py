@@ -2,12 +2,12 @@
 import random
 
 import pytest
-from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
 
+from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
+from labs.attention.schema import SCHEMA
 from sim.transformers.attention import permutation_check, permutation_stats
 from sim.transformers.tasks import split_tokens, utf8_bytes
 from ui.i18n import catalogue
-from labs.attention.schema import SCHEMA
 
 ATT = "labs/attention/page.py"
 EN = catalogue("en")

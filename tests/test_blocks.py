@@ -7,12 +7,32 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from sim.transformers.blocks import (CausalSelfAttention, DepthBlock, DepthConfig, DepthTrainer, PositionAttention, batch_norm, ffn_module, ffn_params,
-                        init_stats, kv_bytes_per_token_layer, layer_norm, norm_group, norm_view, position_experiment,
-                        rms_norm, rope, rope_frequencies, rope_scores, sinusoidal, swiglu_hidden, vectors)
+from sim.core.threads import configure_threads
+from sim.transformers.blocks import (
+    CausalSelfAttention,
+    DepthBlock,
+    DepthConfig,
+    DepthTrainer,
+    PositionAttention,
+    batch_norm,
+    ffn_module,
+    ffn_params,
+    init_stats,
+    kv_bytes_per_token_layer,
+    layer_norm,
+    norm_group,
+    norm_view,
+    position_experiment,
+    rms_norm,
+    rope,
+    rope_frequencies,
+    rope_scores,
+    sinusoidal,
+    swiglu_hidden,
+    vectors,
+)
 from sim.transformers.shapes import kv_cache_bytes
 from sim.transformers.tasks import lab_task
-from sim.core.threads import configure_threads
 
 configure_threads()  # as the app: one intra-op thread (a second one only spins on a busy machine)
 

@@ -2,10 +2,17 @@
 numbers from the runs on screen, the MoE intro reads as a sentence, the article's "top-k is 2 or 4" beside published
 routing, and its "MLA beats GQA by an order of magnitude" beside this lab's own KV table."""
 import pytest
-from apptools import open_lab, texts
 
-from sim.transformers.blocks import (KV_KINDS, LN_MODES, DepthConfig, DepthTrainer, init_gradient_ratio,
-                                     kv_bytes_per_token_layer, kv_ratios)
+from apptools import open_lab, texts
+from sim.transformers.blocks import (
+    KV_KINDS,
+    LN_MODES,
+    DepthConfig,
+    DepthTrainer,
+    init_gradient_ratio,
+    kv_bytes_per_token_layer,
+    kv_ratios,
+)
 from sim.transformers.moe import PUBLISHED_ROUTING
 from sim.transformers.tasks import lab_task
 from ui.i18n import catalogue

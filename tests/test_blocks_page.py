@@ -5,8 +5,8 @@ import random
 
 import numpy as np
 import pytest
-from apptools import fuzz_widget, open_lab, schema_choices, table, texts
 
+from apptools import fuzz_widget, open_lab, schema_choices, table, texts
 from labs.blocks.schema import PAGE as P
 from labs.blocks.schema import SCHEMA, SECTIONS
 from sim.transformers.blocks import norm_view

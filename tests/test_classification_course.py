@@ -3,12 +3,12 @@ decay shown, the λΣw² convention, what the model is called (logistic regressi
 and class imbalance (accuracy looks good, the PR curve does not)."""
 import numpy as np
 import pytest
+
 from apptools import metrics as page_metrics
 from apptools import open_lab, texts
-
-from sim.nets import metrics
 from sim.core.data import make_classification, split
-from sim.nets.training import ClassifierConfig, Trainer, affine_formula, collapse_linear, model_notes, holdout_report
+from sim.nets import metrics
+from sim.nets.training import ClassifierConfig, Trainer, affine_formula, collapse_linear, holdout_report, model_notes
 from ui.i18n import catalogue
 
 CLS = "labs/classification/page.py"

@@ -3,11 +3,11 @@ import random
 import time
 
 import pytest
-from apptools import fuzz_widget, open_app, open_lab, schema_choices, table, texts
 
+from apptools import fuzz_widget, open_app, open_lab, schema_choices, table, texts
+from labs.classification.schema import SCHEMA
 from sim.core.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
 from ui.i18n import catalogue
-from labs.classification.schema import SCHEMA
 
 CLS = "labs/classification/page.py"
 CHOICES = schema_choices("cls", SCHEMA)
@@ -116,7 +116,8 @@ GOOD_CSV = "a,b,label\n" + "\n".join(f"{i},{(i * 7) % 11},{i % 2}" for i in rang
 
 @pytest.mark.parametrize("content,code", [
     (b"a,b\n1,2\n", "missing_columns"), (b"a,b,label\n1,x,0\n" * 12, "non_numeric"),
-    (("a,b,label\n" + "".join(f"{i},{i % 3},0\n" for i in range(12))).encode(), "single_class"), (b"\xff\xfe\x00\x01", "not_text"),
+    (("a,b,label\n" + "".join(f"{i},{i % 3},0\n" for i in range(12))).encode(), "single_class"),
+    (b"\xff\xfe\x00\x01", "not_text"),
     (b"a,b,label\n" + b"1.25,2.5,0\n" * 300_000, "too_large"),
 ])
 def test_bad_upload_gets_a_message_and_keeps_the_data(content, code):

@@ -1,5 +1,6 @@
 """The class engine (server/classroom.py) against both stores: the in-process one and a real redis-server."""
 import time
+from functools import partial
 
 import pytest
 
@@ -50,9 +51,9 @@ def test_forged_secret_changes_nothing(store):
     code, secret = room.create("classification", {"lr": "0.03"})
     other_code, other_secret = room.create("classification", {})
     for forged in (None, "", "x" * 32, other_secret, secret[:-1], secret + "x"):
-        for call in (lambda: room.publish(code, forged, "gpu", {}), lambda: room.pose(code, forged, "q?", ["a", "b"]),
-                     lambda: room.reveal(code, forged), lambda: room.end(code, forged),
-                     lambda: room.histogram(code, forged), lambda: room.heartbeat(code, forged)):
+        for call in (partial(room.publish, code, forged, "gpu", {}), partial(room.pose, code, forged, "q?", ["a", "b"]),
+                     partial(room.reveal, code, forged), partial(room.end, code, forged),
+                     partial(room.histogram, code, forged), partial(room.heartbeat, code, forged)):
             with pytest.raises(cr.Forbidden):
                 call()
     s = room.state(code)

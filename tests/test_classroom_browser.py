@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 import pytest
+
 from browsertools import open_page
 from conftest import running_app
-
 from ui.classroom import STORE_ENV
 from ui.i18n import catalogue
 
@@ -181,7 +181,8 @@ def kept_pair(page, r, code: str) -> dict:
     page.wait_for_function("c => (sessionStorage.getItem('mlsim.class') || '').includes(c)", arg=code,
                            timeout=15_000)
     pair = json.loads(tab_storage(page)["pair"])
-    assert pair["code"] == code and hashlib.sha256(pair["secret"].encode()).hexdigest() == class_record(r, code)["secret"]
+    assert pair["code"] == code
+    assert hashlib.sha256(pair["secret"].encode()).hexdigest() == class_record(r, code)["secret"]
     assert pair["secret"] not in page.url and code not in page.url  # the teacher's URL carries neither
     return pair
 

@@ -3,8 +3,8 @@ with both class stores; presenter view and hidden controls on a lab."""
 import html
 
 import pytest
-from apptools import open_app, open_lab, texts
 
+from apptools import open_app, open_lab, texts
 from labs import LABS
 from labs.classroom.questions import BANK
 from server import classroom as cr

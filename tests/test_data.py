@@ -94,10 +94,14 @@ def test_gauss_centres():
     np.testing.assert_allclose(X[y == 1].std(axis=0), np.sqrt(0.5), rtol=0.1)  # Playground variance 0.5
 
 
+def by_radius(P: np.ndarray) -> np.ndarray:
+    """The points P ordered from the centre out."""
+    return P[np.argsort(np.linalg.norm(P, axis=1))]
+
+
 def test_spiral_arms_are_point_reflections():
     # Playground: two arms r = 5 i/n, angle offset by pi, so without noise arm 0 is -arm 1
     X, y = make_classification("spiral", 400, 0.0, seed=6)
-    by_radius = lambda P: P[np.argsort(np.linalg.norm(P, axis=1))]
     np.testing.assert_allclose(by_radius(X[y == 0]), -by_radius(X[y == 1]), atol=1e-5)
     assert np.linalg.norm(X, axis=1).max() < 5
     # the positive arm starts at angle 0: (x, y) = r (sin t, cos t) points up
@@ -109,7 +113,6 @@ def test_spiral3_arms_are_rotations():
     X, y = make_classification("spiral3", 300, 0.0, seed=6)
     turn = 2 * np.pi / 3
     R = np.array([[np.cos(turn), np.sin(turn)], [-np.sin(turn), np.cos(turn)]])  # adds `turn` to the angle
-    by_radius = lambda P: P[np.argsort(np.linalg.norm(P, axis=1))]
     np.testing.assert_allclose(by_radius(X[y == 0]) @ R.T, by_radius(X[y == 1]), atol=1e-4)
 
 
@@ -137,7 +140,7 @@ def test_regress_plane_is_the_playground_formula():
 def test_regress_gaussians_by_hand():
     X, y = make_regression("gauss_multi", 300, 0.0, seed=1)
     centres = [(-4, 2.5, 1), (0, 2.5, -1), (4, 2.5, 1), (-4, -2.5, -1), (0, -2.5, 1), (4, -2.5, -1)]
-    for (px, py), target in zip(X, y):
+    for (px, py), target in zip(X, y, strict=True):
         label = 0.0
         for cx, cy, sign in centres:
             d = np.hypot(px - cx, py - cy)
@@ -162,7 +165,7 @@ def test_feature_matrix_by_hand():
     X = np.array([[1.5, -2.0], [0.0, 3.0], [-6.0, 6.0]], dtype=np.float32)
     F = feature_matrix(X, FEATURES)
     assert F.shape == (3, 7) and F.dtype == np.float32
-    for (a, b), row in zip(X.astype(float), F):
+    for (a, b), row in zip(X.astype(float), F, strict=True):
         np.testing.assert_allclose(row, [a, b, a * a, b * b, a * b, np.sin(a), np.sin(b)], rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(feature_matrix(X, ("x2", "x1")), X[:, ::-1])
 

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from browsertools import open_page
 
+from browsertools import open_page
 from deploy.classroom import find_haproxy, free_port
 from ui.i18n import catalogue
 
@@ -69,7 +69,7 @@ def test_two_browsers_train_on_different_processes_and_stay_there(browser, class
     try:
         pages, sockets = [], {n: [] for n in names}
         # one after the other: the second browser arrives while the first holds its websocket
-        for n, ctx in zip(names, contexts):
+        for n, ctx in zip(names, contexts, strict=True):
             pg = ctx.new_page()
             pg.on("websocket", lambda ws, n=n: sockets[n].append(ws.url))
             open_page(pg, f"{base}/classification?lang=en")
@@ -81,12 +81,13 @@ def test_two_browsers_train_on_different_processes_and_stay_there(browser, class
             pg.wait_for_function("() => /[1-9]/.test(document.querySelector('.lv-epoch').textContent)", timeout=60_000)
         first = [epoch(pg) for pg in pages]
         time.sleep(2)
-        assert all(e > f > 0 for e, f in zip(map(epoch, pages), first)), "both browsers train"
+        assert all(e > f > 0 for e, f in zip(map(epoch, pages), first, strict=True)), "both browsers train"
 
-        cookies = {n: [c["value"] for c in ctx.cookies() if c["name"] == "SERVERID"] for n, ctx in zip(names, contexts)}
+        cookies = {n: [c["value"] for c in ctx.cookies() if c["name"] == "SERVERID"]
+                   for n, ctx in zip(names, contexts, strict=True)}
         assert all(len(v) == 1 for v in cookies.values()), cookies
         assert cookies["a"] != cookies["b"], "the two browsers landed on different app processes"
-        for n, pg in zip(names, pages):
+        for n, pg in zip(names, pages, strict=True):
             assert len(sockets[n]) == 1, f"{n}: one websocket, never reopened: {sockets[n]}"
             assert sockets[n][0].endswith("/_stcore/stream")
             assert pg.locator('[data-testid="stException"]').count() == 0

@@ -2,10 +2,10 @@
 import pytest
 
 from sim.core import upload
-from sim.transformers import shapes
 from sim.core.errors import CodedError
 from sim.gpu import measure as gpu
 from sim.gpu import memsim
+from sim.transformers import shapes
 from ui.i18n import catalogue
 
 

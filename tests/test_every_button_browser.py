@@ -12,11 +12,11 @@ import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browsertools import open_page
 from playwright.sync_api import Error as PlaywrightError
 
-from ui.i18n import catalogue
+from browsertools import open_page
 from labs import LABS
+from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 EN = catalogue("en")
@@ -29,9 +29,9 @@ VIEW_PARAMS = ("section", "view", "solver")
 # what the user can press, outside the sidebar (whose language switch is tested elsewhere); the file
 # uploaders' own "Browse" buttons open a file dialog and are left out. Marked and read in one go.
 FIND = """() => {
-  const sel = '[data-testid="stButton"] button, [data-testid="stDownloadButton"] button, button[data-testid="stPopoverButton"],'
-    + ' [data-testid="stButtonGroup"] button, [data-testid="stCheckbox"] label, [data-testid="stExpander"] summary,'
-    + ' button[role="tab"]';
+  const sel = '[data-testid="stButton"] button, [data-testid="stDownloadButton"] button,'
+    + ' button[data-testid="stPopoverButton"], [data-testid="stButtonGroup"] button, [data-testid="stCheckbox"] label,'
+    + ' [data-testid="stExpander"] summary, button[role="tab"]';
   const out = [];
   document.querySelectorAll(sel).forEach((e, i) => {
     if (e.closest('[data-testid="stSidebar"], [data-testid="stFileUploaderDropzone"], [data-testid="stHeader"]'))

@@ -46,7 +46,7 @@ def test_weights_json_round_trip() -> None:
     assert doc["meta"] == {"epoch": 12, "features": ["x1", "x2"], "classes": ["猫", "狗", "鸟"],
                            "date": "2025-01-01T12:00:00"}
     assert len(doc["layers"]) == 2
-    for (W, b), layer in zip(layers, doc["layers"]):
+    for (W, b), layer in zip(layers, doc["layers"], strict=True):
         np.testing.assert_array_equal(np.asarray(layer["W"], dtype=W.dtype), W)  # exact, out x in
         np.testing.assert_array_equal(np.asarray(layer["b"], dtype=b.dtype), b)
 

@@ -7,8 +7,8 @@ import torch
 import torch.nn.functional as F
 from numba.core.caching import NullCache
 
-from sim.nets import fastnet
 from sim.core.data import feature_matrix, make_classification, make_regression, split
+from sim.nets import fastnet
 from sim.nets.fastnet import ACTIVATIONS, OPTIMIZERS, FastNet, constant_guess_loss, regularizer
 
 LR = {"sgd": 0.1, "momentum": 0.05, "adam": 0.01, "adamw": 0.01}
@@ -62,7 +62,7 @@ class Reference:
 
     def forward_all(self, x, masks=None):
         outs = []
-        for layer, (W, b) in enumerate(zip(self.weights, self.biases)):
+        for layer, (W, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             x = torch.addmm(b, x, W)
             if layer < len(self.weights) - 1:
                 x = self.act(x)
@@ -93,7 +93,7 @@ class Reference:
                 masks = None
                 if self.dropout > 0:
                     u = torch.from_numpy(drop_u[e, a:a + batch])
-                    masks = [(u[:, s:s + w] >= self.dropout).double() for s, w in zip(starts, widths)]
+                    masks = [(u[:, s:s + w] >= self.dropout).double() for s, w in zip(starts[:-1], widths, strict=True)]
                 loss = self.loss(self.forward_all(X[idx], masks)[-1], y[idx])
                 loss = loss + self.l1 * sum(W.abs().sum() for W in self.weights)
                 loss = loss + self.l2 * sum((W * W).sum() for W in self.weights)  # the course's λΣw²
@@ -113,7 +113,7 @@ class Reference:
         return (float(self.loss(z, y)), float(right.double().mean()))
 
     def layers(self):
-        return [(W.detach().numpy().T, b.detach().numpy()) for W, b in zip(self.weights, self.biases)]
+        return [(W.detach().numpy().T, b.detach().numpy()) for W, b in zip(self.weights, self.biases, strict=True)]
 
 
 def _compare(activation, kind, squared, optimizer, regularization, dropout, seed=0, hidden=HIDDEN, batch=BATCH,
@@ -130,7 +130,7 @@ def _compare(activation, kind, squared, optimizer, regularization, dropout, seed
     records = net.train_with(X, y, X_test, y_test, orders, drop_u)
     expected, top = ref.train(X, y, X_test, y_test, orders, drop_u, batch)
     assert net.divergence is None and len(records.epoch) == epochs
-    for (W, b), (W_ref, b_ref) in zip(net.layers(), ref.layers()):
+    for (W, b), (W_ref, b_ref) in zip(net.layers(), ref.layers(), strict=True):
         np.testing.assert_allclose(W, W_ref, rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(b, b_ref, rtol=1e-6, atol=1e-6)
     got = np.stack([records.train_loss, records.test_loss, records.train_acc, records.test_acc], axis=1)
@@ -178,7 +178,7 @@ def test_predictions_match_reference_and_shapes():
         outs = net.forward_all(points)
         expected = [o.detach().numpy() for o in ref.forward_all(torch.from_numpy(points))]
         assert [o.shape for o in outs[:-1]] == [(2500, w) for w in HIDDEN]
-        for got, want in zip(outs[:-1], expected[:-1]):
+        for got, want in zip(outs[:-1], expected[:-1], strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
         z = torch.from_numpy(expected[-1])
         if kind == "binary":
@@ -229,7 +229,10 @@ def test_invalid_configurations_are_refused():
 def test_seed_determinism_and_chunking(monkeypatch):
     """The same seed trains the same run, however the epochs are split into calls and kernel chunks."""
     data = _circle()
-    make = lambda seed=0: FastNet((2, 6, 3, 1), "relu", "binary", False, "adam", 0.03, dropout=0.2, seed=seed)
+
+    def make(seed=0):
+        return FastNet((2, 6, 3, 1), "relu", "binary", False, "adam", 0.03, dropout=0.2, seed=seed)
+
     whole, parts, chunked, other = make(), make(), make(), make(1)
     r_whole = whole.train(*data, 20)
     r_parts = [parts.train(*data, k) for k in (7, 1, 12)]
@@ -255,7 +258,10 @@ def _plane(seed=0):
 
 def test_blowup_restores_the_state_before_that_epoch():
     data = _plane()
-    make = lambda: FastNet((2, 8, 8, 1), "tanh", "regression", True, "momentum", 0.25, seed=0)
+
+    def make():
+        return FastNet((2, 8, 8, 1), "tanh", "regression", True, "momentum", 0.25, seed=0)
+
     net = make()
     for _ in range(100):
         before = net.state()
@@ -263,14 +269,14 @@ def test_blowup_restores_the_state_before_that_epoch():
         if net.diverged:
             break
     assert net.divergence == "blowup" and len(records.epoch) == 0 and net.epoch > 3
-    for a, b in zip(net.state()["arrays"], before["arrays"]):
+    for a, b in zip(net.state()["arrays"], before["arrays"], strict=True):
         np.testing.assert_array_equal(a, b)  # parameters, momentum buffers, history ring, epoch count
     assert np.all(np.isfinite(net.params)) and np.abs(net.params).max() <= fastnet.DIVERGED
     # one call over many epochs stops at the same epoch, in the same state
     again = make()
     records = again.train(*data, 100)
     assert again.divergence == "blowup" and len(records.epoch) == net.epoch == again.epoch
-    for a, b in zip(again.state()["arrays"], before["arrays"]):
+    for a, b in zip(again.state()["arrays"], before["arrays"], strict=True):
         np.testing.assert_array_equal(a, b)
     assert len(again.train(*data, 5).epoch) == 0  # stopped for good
 
@@ -294,7 +300,10 @@ def test_a_non_finite_weight_is_blowup_even_with_a_finite_loss():
 
 def test_overshoot_keeps_the_weights():
     data = _circle()
-    make = lambda: FastNet((2, 4, 2, 1), "tanh", "binary", False, "sgd", 0.03, seed=0)
+
+    def make():
+        return FastNet((2, 4, 2, 1), "tanh", "binary", False, "sgd", 0.03, seed=0)
+
     net, plain = make(), make()
     baseline = constant_guess_loss("binary", False, data[1], 2)
     records = net.train(*data, 50, overshoot_above=0.0)  # any loss is an overshoot once 10 epochs are in
@@ -417,7 +426,10 @@ def test_kernels_release_the_gil_and_compile_once():
 def test_threads_train_independently():
     """Sessions train in threads at once (the GIL is released): each gets exactly its sequential result."""
     data = _circle()
-    make = lambda seed: FastNet((2, 8, 8, 1), "tanh", "binary", False, "adam", 0.01, dropout=0.1, seed=seed)
+
+    def make(seed):
+        return FastNet((2, 8, 8, 1), "tanh", "binary", False, "adam", 0.01, dropout=0.1, seed=seed)
+
     expected = []
     for seed in range(4):
         net = make(seed)
@@ -429,7 +441,7 @@ def test_threads_train_independently():
         thread.start()
     for thread in threads:
         thread.join()
-    for net, params in zip(nets, expected):
+    for net, params in zip(nets, expected, strict=True):
         np.testing.assert_array_equal(net.params, params)
 
 

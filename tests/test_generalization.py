@@ -9,9 +9,26 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from sim.fitting import leakage
 from sim.fitting.fit import FitConfig, FitTrainer, l2_penalty
-from sim.fitting.generalization import (GRID, NOISE_CELLS, CurveData, capacity_sweep, cross_validate, curve_data, cv_summary,
-                                degree_sweep, fit_errors, flip_labels, kfold_indices, mse, noisy_points,
-                                odd_test_share, poly_fit, sweep_draw_seeds, three_way_split, true_curve)
+from sim.fitting.generalization import (
+    GRID,
+    NOISE_CELLS,
+    CurveData,
+    capacity_sweep,
+    cross_validate,
+    curve_data,
+    cv_summary,
+    degree_sweep,
+    fit_errors,
+    flip_labels,
+    kfold_indices,
+    mse,
+    noisy_points,
+    odd_test_share,
+    poly_fit,
+    sweep_draw_seeds,
+    three_way_split,
+    true_curve,
+)
 from sim.plots import generalization as plots
 
 
@@ -30,8 +47,8 @@ def test_kfold_validation_folds_are_disjoint_and_cover_every_index_once(n, k):
 
 def test_kfold_is_seeded_and_rejects_impossible_k():
     a, b = kfold_indices(20, 4, 1), kfold_indices(20, 4, 1)
-    assert all(np.array_equal(x[1], y[1]) for x, y in zip(a, b))
-    assert not all(np.array_equal(x[1], y[1]) for x, y in zip(a, kfold_indices(20, 4, 2)))
+    assert all(np.array_equal(x[1], y[1]) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x[1], y[1]) for x, y in zip(a, kfold_indices(20, 4, 2), strict=True))
     for n, k in ((5, 1), (5, 6)):
         with pytest.raises(ValueError):
             kfold_indices(n, k, 0)
@@ -132,7 +149,8 @@ def test_no_choice_and_no_score_but_the_tests_looks_at_the_test_part():
     assert a.best == b.best and np.array_equal(a.val, b.val) and np.array_equal(a.train, b.train)
     assert [f.score for f in cross_validate(data, 3, 5, 4)] == [f.score for f in cross_validate(wrecked, 3, 5, 4)]
     assert fit_errors(data, 5).val == fit_errors(wrecked, 5).val
-    assert all(np.array_equal(u, v) for u, v in zip(data.train_val(), wrecked.train_val()))  # what a network sees
+    # what a network sees
+    assert all(np.array_equal(u, v) for u, v in zip(data.train_val(), wrecked.train_val(), strict=True))
 
 
 def test_sweep_figure_shades_the_draws_spread_draws_this_data_set_and_caps_the_axis():
@@ -194,7 +212,7 @@ def test_first_update_is_torch_adam_on_the_l2_penalised_loss():
     loss.backward()
     ref.step()
     run.step(1)
-    for mine, theirs in zip(run._params, params):
+    for mine, theirs in zip(run._params, params, strict=True):
         torch.testing.assert_close(mine.detach(), theirs.detach())
 
 
@@ -216,9 +234,9 @@ def test_training_objective_is_mse_plus_lambda_sum_w2_on_weights_only():
     assert objective[1].item() - objective[0].item() == pytest.approx(lam * np.sum(w ** 2), rel=1e-5)
     x, t = runs[0]._x_all[:runs[0].n_train], runs[0]._t_all[:runs[0].n_train]
     assert objective[0].item() == pytest.approx(torch.mean((runs[0].model(x) - t) ** 2).item(), rel=1e-6)  # mean, no ½
-    grads = [torch.autograd.grad(o, r._params) for o, r in zip(objective, runs)]
+    grads = [torch.autograd.grad(o, r._params) for o, r in zip(objective, runs, strict=True)]
     n_weights = len(runs[1]._weights)
-    for i, (g0, g1, p) in enumerate(zip(*grads, runs[1]._params)):
+    for i, (g0, g1, p) in enumerate(zip(*grads, runs[1]._params, strict=True)):
         expected = 2 * lam * p.detach() if i < n_weights else torch.zeros_like(p)  # biases are not penalised
         torch.testing.assert_close(g1 - g0, expected, rtol=1e-4, atol=1e-7)
 
@@ -261,7 +279,8 @@ def test_l1_step_is_the_soft_threshold():
     run.step(3)
     before = [w.detach().clone() for w in run._weights]
     run._l1_step()
-    for w0, w, v, step in zip(before, run._weights, run._v, run._steps):
+    n = len(run._weights)  # the weights, then the biases, in the Adam state
+    for w0, w, v, step in zip(before, run._weights, run._v[:n], run._steps[:n], strict=True):
         threshold = 0.01 * 0.05 / ((v / (1 - 0.999 ** step)).sqrt() + 1e-8)
         expected = torch.where(w0.abs() <= threshold, torch.zeros_like(w0), w0 - threshold * w0.sign())
         torch.testing.assert_close(w.detach(), expected)
@@ -410,12 +429,13 @@ def test_noisy_points_flip_only_training_labels_and_split_the_pool_in_half():
     points = noisy_points("circle", 0.2, 3)
     X, y = make_classification("circle", 300, 0.0, 3)  # circle: no jitter (flipping is this run's only noise)
     assert len(points.X_train) == len(points.X_val) == 150 and points.flipped.sum() == 30  # 20 % of 150
-    rows = {tuple(r): label for r, label in zip(X.tolist(), y.tolist())}
+    rows = {tuple(r): label for r, label in zip(X.tolist(), y.tolist(), strict=True)}
     assert len({tuple(r) for r in np.concatenate([points.X_train, points.X_val]).tolist()}) == 300  # all, once each
     clean = np.array([rows[tuple(r)] for r in points.X_train.tolist()])
     assert np.array_equal(points.y_train, np.where(points.flipped, 1 - clean, clean))
     assert np.array_equal(points.y_val, [rows[tuple(r)] for r in points.X_val.tolist()])
-    assert all(a is b for a, b in zip(points.train_val(), (points.X_train, points.y_train, points.X_val, points.y_val)))
+    parts = (points.X_train, points.y_train, points.X_val, points.y_val)
+    assert all(a is b for a, b in zip(points.train_val(), parts, strict=True))
     assert NOISE_CELLS.shape == (625, 2) and NOISE_CELLS.min() == -6 and NOISE_CELLS.max() == 6
 
 

@@ -2,10 +2,10 @@
 import random
 
 import pytest
-from apptools import fuzz_widget, open_lab, schema_choices, texts
 
-from ui.i18n import catalogue
+from apptools import fuzz_widget, open_lab, schema_choices, texts
 from labs.generalization.schema import SCHEMA
+from ui.i18n import catalogue
 
 GEN = "labs/generalization/page.py"
 SECTIONS = {p.name: p for p in SCHEMA}["section"].choices

@@ -83,4 +83,5 @@ def test_the_checks_can_fail():
     token = next(t for t in TERMS if "gloss" in t)
     assert any(re.search(a, "预测下一个词元") for a in token["avoid"])
     assert not any(re.search(a, "预测下一个 token（词元）") for a in token["avoid"])
-    assert HALF_WIDTH.search("训练集,验证集") and not HALF_WIDTH.search("训练集，验证集") and not HALF_WIDTH.search("a, b")
+    assert HALF_WIDTH.search("训练集,验证集")
+    assert not HALF_WIDTH.search("训练集，验证集") and not HALF_WIDTH.search("a, b")

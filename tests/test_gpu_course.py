@@ -9,11 +9,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from apptools import open_lab, texts
 
+from apptools import open_lab, texts
 from sim.gpu import memsim
-from sim.gpu.memsim import (ARTICLE_TENSOR_CORE_FLOPS, GPUS, MemsimError, attention_io,
-                            block_rule, block_sizes, mma_ops, sram_claim)
+from sim.gpu.memsim import (
+    ARTICLE_TENSOR_CORE_FLOPS,
+    GPUS,
+    MemsimError,
+    attention_io,
+    block_rule,
+    block_sizes,
+    mma_ops,
+    sram_claim,
+)
 from sim.plots.shapes import human_bytes
 from ui.i18n import catalogue
 

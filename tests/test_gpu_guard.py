@@ -9,9 +9,17 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 import sim.gpu.measure as gpu
-from sim.gpu.measure import (MEASURE_LOCK, block_pairs, estimate_seconds, measure_attention, memory_needed,
-                             peak_bytes, plan_click, work_units)
 from sim.gpu.kernels import tiled_attention
+from sim.gpu.measure import (
+    MEASURE_LOCK,
+    block_pairs,
+    estimate_seconds,
+    measure_attention,
+    memory_needed,
+    peak_bytes,
+    plan_click,
+    work_units,
+)
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ NCU_CSV = '''==PROF== Connected to process 4242 (/usr/bin/python3.12)
 "1","4242","python3.12","127.0.0.1","softmax_warp_forward","1","7","(128, 1, 1)","(1024, 1, 1)","0","9.0","Command line profiler metrics","l1tex__t_bytes.sum","byte","4,194,304"
 "1","4242","python3.12","127.0.0.1","softmax_warp_forward","1","7","(128, 1, 1)","(1024, 1, 1)","0","9.0","Command line profiler metrics","lts__t_bytes.sum","byte","4,194,304"
 "1","4242","python3.12","127.0.0.1","softmax_warp_forward","1","7","(128, 1, 1)","(1024, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","nsecond","5,120"
-'''
+'''  # noqa: E501  (ncu's lines as it writes them)
 
 
 def test_ncu_csv_is_summed_over_every_kernel():

@@ -7,9 +7,9 @@ from streamlit.testing.v1 import AppTest
 
 from apptools import texts
 from deploy.local import APPTEST_TIMEOUT_S
+from sim.core.text import html, md
 from sim.gpu.bench import PRESETS
 from sim.gpu.report import bundled_reports
-from sim.core.text import html, md
 from ui.i18n import catalogue
 
 TINY = {"N": 64, "d": 16, "B": 1, "H": 1, "dtype": "float32", "causal": False}
@@ -140,7 +140,8 @@ BAD_REPORTS = {  # the issue's uploads that crashed the page, and the field each
     "unavailable without params": (lambda r: naive_run(r).update(error="unavailable", error_params={}),
                                    "results.throughput_causal_False.runs.naive.error_params.reason"),
     "too_large with a string": (lambda r: naive_run(r).update(error="too_large", error_params={
-        "needed_bytes": "a lot", "free_bytes": 1}), "results.throughput_causal_False.runs.naive.error_params.needed_bytes"),
+        "needed_bytes": "a lot", "free_bytes": 1}),
+                                "results.throughput_causal_False.runs.naive.error_params.needed_bytes"),
     "H 10^30": (lambda r: r["results"]["n_sweep"][0]["runs"]["naive"]["config"].update(H=10**30),
                 "results.n_sweep.0.runs.naive.config.H"),
     "a link as a runs key": (lambda r: r["results"]["n_sweep"][0]["runs"].update({LINK: {}}),

@@ -2,10 +2,10 @@
 import random
 
 import pytest
-from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
 
-from ui.i18n import catalogue
+from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
 from labs.gpu.schema import PAGE, SCHEMA
+from ui.i18n import catalogue
 
 FILE = "labs/gpu/page.py"
 EN = catalogue("en")

@@ -143,7 +143,7 @@ def test_backward_measurement_matches_autograd_and_holds_more(impl):
     d_out = torch.randn(B, H, N, d)
     grads = torch.autograd.grad(attention_call(impl, q, k, v, False), (q, k, v), d_out)
     ref = torch.autograd.grad(torch.nn.functional.scaled_dot_product_attention(q, k, v), (q, k, v), d_out)
-    for g, r in zip(grads, ref):
+    for g, r in zip(grads, ref, strict=True):
         torch.testing.assert_close(g, r, rtol=1e-4, atol=1e-5)
 
 

@@ -96,7 +96,7 @@ def bare_mode_quiet():
     for logger in loggers:
         logger.setLevel(logging.ERROR)
     yield
-    for logger, level in zip(loggers, levels):
+    for logger, level in zip(loggers, levels, strict=True):
         logger.setLevel(level)
 
 

@@ -15,7 +15,7 @@ def reference_indices(x, columns, max_points):
     n = len(x)
     if n <= max_points:
         return list(range(n))
-    columns = [list(c) for c in zip(*columns)]
+    columns = [list(c) for c in zip(*columns, strict=True)]
     columns = [c for c in columns if not all(math.isnan(v) for v in c)]
     buckets = (max_points - 2) // (2 * max(len(columns), 1))
     members = [[] for _ in range(buckets)]

@@ -4,9 +4,9 @@ import json
 import re
 from pathlib import Path
 
+from labs import all_schemas
 from sim.core.upload import ERROR_CODES
 from ui.i18n import catalogue
-from labs import all_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 CATS = {lang: catalogue(lang) for lang in ("zh", "en")}

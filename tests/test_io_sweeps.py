@@ -13,7 +13,7 @@ CONFIG = {"batch_heads": 4, "dtype_bytes": 2, "causal": False, "block_m": 64, "b
 
 def test_n_sweep_two_levels_follow_the_closed_forms():
     Ns = [100, 256, 1000, 4096]
-    for p, N in zip(n_sweep(Ns, 64, CONFIG, Chip(64 * 1024, None, 132)), Ns):
+    for p, N in zip(n_sweep(Ns, 64, CONFIG, Chip(64 * 1024, None, 132)), Ns, strict=True):
         assert p.value == N
         assert p.naive_hbm == (4 * N * N + 4 * N * 64) * 2 * 4  # reads 3Nd + 2N², writes 2N² + Nd
         assert p.tiled_hbm == (2 * N * 64 + 2 * N * 64 * math.ceil(N / 64)) * 2 * 4  # Q, O once; K, V per row block

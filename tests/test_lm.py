@@ -7,8 +7,19 @@ import pytest
 import torch
 
 from sim.language.grammar import GRAMMARS, grammar
-from sim.language.lm import (LMRun, TextError, generate, lm_trainer, make_task, next_token_probs, read_text, sweep,
-                    synthetic_text, token_losses, top_tokens)
+from sim.language.lm import (
+    LMRun,
+    TextError,
+    generate,
+    lm_trainer,
+    make_task,
+    next_token_probs,
+    read_text,
+    sweep,
+    synthetic_text,
+    token_losses,
+    top_tokens,
+)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -5,8 +5,8 @@ import time
 
 import numpy as np
 import pytest
-from browsertools import open_page, pixels
 
+from browsertools import open_page, pixels
 from sim.plots.lm import TOKEN_TINTS
 from sim.plots.palette import NEUTRAL, rgb, tint
 from ui.i18n import catalogue

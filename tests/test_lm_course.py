@@ -2,8 +2,8 @@
 GPT-3 trained on 300 B tokens drawn from a mix of about 500 B tokens (the article's "500 billion words"). Computed with
 C ≈ 6·N·D from the published sizes, and written beside the article's sentences on the page."""
 import pytest
-from apptools import open_lab, texts
 
+from apptools import open_lab, texts
 from sim.language.scaling import GPT3_MIX, MODELS, model_flops
 from ui.i18n import catalogue
 

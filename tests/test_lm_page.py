@@ -3,8 +3,8 @@ refusals, the published numbers, and widget fuzzing."""
 import random
 
 import pytest
-from apptools import fuzz_widget, metrics, open_lab, schema_choices, table, texts
 
+from apptools import fuzz_widget, metrics, open_lab, schema_choices, table, texts
 from labs.lm.schema import SCHEMA
 from sim.language.scaling import compute_optimal
 from ui.i18n import catalogue
@@ -120,7 +120,7 @@ def test_the_articles_sentence_as_next_token_pairs(lang):
     at = lm_page(lang, section="tokens")
     cat = catalogue(lang)
     df = table(at, cat["lm.pairs.col.target"])
-    pairs = list(zip(df[cat["lm.pairs.col.input"]], df[cat["lm.pairs.col.target"]]))
+    pairs = list(zip(df[cat["lm.pairs.col.input"]], df[cat["lm.pairs.col.target"]], strict=True))
     assert len(pairs) == 7 and pairs[-1] == ("我今天吃了一碗", "面") and ("我今天吃了", "一") in pairs
     at.text_input(key="lm.pairs_text").set_value("猫追狗").run()
     df = table(at, cat["lm.pairs.col.target"])

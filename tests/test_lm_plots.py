@@ -1,8 +1,17 @@
 """The language-model lab's figures and selection readers: events in, values out."""
 import math
 
-from sim.plots.lm import (BRUSH_PARAM, TOKEN_PARAM, curves_chart, isoflop_chart, live_frame, selected_position,
-                          selected_runs, token_html, token_loss_chart)
+from sim.plots.lm import (
+    BRUSH_PARAM,
+    TOKEN_PARAM,
+    curves_chart,
+    isoflop_chart,
+    live_frame,
+    selected_position,
+    selected_runs,
+    token_html,
+    token_loss_chart,
+)
 
 LABELS = {k: k for k in ("step", "loss", "floor", "train", "val", "ppl", "loss_title", "ppl_title", "token", "prob",
                          "next", "N", "D", "budget")}

@@ -3,8 +3,20 @@ import math
 
 import pytest
 
-from sim.gpu.memsim import (GPUS, MAX_EVENTS, MemsimError, arithmetic_intensity, attention_io, default_blocks,
-                            gpu_for, query_block_cap_sram, roofline, sweep, tiled_io_law, tiled_sram_bytes)
+from sim.gpu.memsim import (
+    GPUS,
+    MAX_EVENTS,
+    MemsimError,
+    arithmetic_intensity,
+    attention_io,
+    default_blocks,
+    gpu_for,
+    query_block_cap_sram,
+    roofline,
+    sweep,
+    tiled_io_law,
+    tiled_sram_bytes,
+)
 
 
 @pytest.mark.parametrize("N, d, bh, elem, causal", [(1000, 64, 1, 2, False), (257, 16, 3, 4, True),
@@ -129,7 +141,7 @@ def test_tiled_bytes_follow_n2_d2_over_m_while_the_row_block_grows_with_m():
     sizes = [4 * d * 2 * b for b in (8, 16, 32, 64)]  # B_m = B_n = M/4d, up to B_m = d
     reports = sweep("tiled", "sram_bytes", sizes, N=N, d=d)
     assert [r.block_m for r in reports] == [8, 16, 32, 64]
-    ratios = [r.hbm_bytes / tiled_io_law(N, d, M) for r, M in zip(reports, sizes)]
+    ratios = [r.hbm_bytes / tiled_io_law(N, d, M) for r, M in zip(reports, sizes, strict=True)]
     assert max(ratios) / min(ratios) < 1.05  # a constant times N²d²/M
     naive = sweep("naive", "sram_bytes", sizes, N=N, d=d)
     assert len({r.hbm_bytes for r in naive}) == 1  # Θ(Nd + N²) whatever the SRAM

@@ -19,7 +19,7 @@ def grid_after(payload: dict) -> dict[tuple[int, int], str]:
     """State of every block once all steps are played, replaying the payload's cell runs."""
     states = {(i, j): "todo" for i in range(payload["t_r"]) for j in range(payload["t_c"])}
     ev = payload["events"]
-    for run, state in zip(ev["cells"], ev["state"]):
+    for run, state in zip(ev["cells"], ev["state"], strict=True):
         if run:
             for j in range(run[1], run[2]):
                 states[run[0], j] = payload["states"][state]
@@ -117,8 +117,8 @@ def test_too_long_animations_are_omitted_and_the_largest_size_that_animates_is_p
 def _script():
     import streamlit as st
 
-    from sim.gpu.memsim import attention_io
     from labs.gpu.memsim_view import show_animation
+    from sim.gpu.memsim import attention_io
 
     st.session_state["lang"] = st.query_params.get("lang", "en")
     N = int(st.query_params.get("N", "256"))

@@ -1,14 +1,25 @@
 """The MoE engine against direct loops: routing, capacity and dropping, the balancing loss, the bias method, and
 the three trainings (collapse without balancing, balance with either method)."""
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
 import torch
 
-from sim.transformers.moe import (MoEConfig, MoELayer, MoEModel, MoETrainer, capacity, flops_per_token, keep_mask,
-                     load_balancing_loss, param_counts, route)
 from sim.core.threads import configure_threads
+from sim.transformers.moe import (
+    MoEConfig,
+    MoELayer,
+    MoEModel,
+    MoETrainer,
+    capacity,
+    flops_per_token,
+    keep_mask,
+    load_balancing_loss,
+    param_counts,
+    route,
+)
 
 configure_threads()  # as the app: one intra-op thread (a second one only spins on a busy machine)
 
@@ -17,7 +28,7 @@ def balancing_loop(probs, index, E):
     T, k = index.shape
     f = [sum(int(index[t, j]) == i for t in range(T) for j in range(k)) / (T * k) for i in range(E)]
     P = [sum(float(probs[t, i]) for t in range(T)) / T for i in range(E)]
-    return E * sum(fi * pi for fi, pi in zip(f, P))
+    return E * sum(fi * pi for fi, pi in zip(f, P, strict=True))
 
 
 def test_balancing_loss_is_one_when_uniform_and_matches_a_loop():
@@ -41,7 +52,7 @@ def test_balancing_loss_grows_as_routing_concentrates():
         probs = torch.full((T, E), (1 - share) / 3)
         probs[:, 0] = share
         values.append(load_balancing_loss(probs, index, E).item())
-    assert values[0] == pytest.approx(1.0) and all(b > a for a, b in zip(values, values[1:]))
+    assert values[0] == pytest.approx(1.0) and all(b > a for a, b in pairwise(values))
     assert values[-1] == pytest.approx(E)
 
 

@@ -531,7 +531,7 @@ def test_decay_parts_split_the_adam_step_exactly():
     rec = O.trace("adam", surf, None, 300, lr=lr, weight_decay=lam)
     parts = O.decay_parts("adam", rec, lr, lam)
     m = np.zeros(2)
-    for r, d in zip(rec, parts):  # the gradients' own part, from the trace's gradient (L2 not in it)
+    for r, d in zip(rec, parts, strict=True):  # the gradients' own part, from the trace's gradient (L2 not in it)
         m = b1 * m + (1 - b1) * r["grad"]
         own = lr * m / (1 - b1 ** r["step"]) / (np.sqrt(r["state"]["v_hat"]) + eps)
         np.testing.assert_allclose(-(own + d), r["update"], rtol=1e-9, atol=1e-15)

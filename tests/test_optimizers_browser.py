@@ -2,8 +2,8 @@
 animation plays in the browser, and a diverging learning rate shows its message without an exception."""
 import numpy as np
 import pytest
-from browsertools import open_page, pixels
 
+from browsertools import open_page, pixels
 from sim.plots.optimizers import COLOURS
 from sim.plots.palette import rgb
 from ui.i18n import catalogue

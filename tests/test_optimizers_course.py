@@ -4,11 +4,20 @@ step counter, and Muon's real state memory (4 B on hidden matrices, AdamW's 8 B 
 import numpy as np
 import pytest
 import torch
-from apptools import open_lab, texts
 from torch.overrides import TorchFunctionMode
 
-from sim.optim.optimizers import (NS_PRODUCTS, NS_STEPS, OPTIMIZERS, RULE_SOURCE, STATE_BYTES, gradient_ratio,
-                                  mlp_muon_split, muon_state_bytes, scaled_quadratic)
+from apptools import open_lab, texts
+from sim.optim.optimizers import (
+    NS_PRODUCTS,
+    NS_STEPS,
+    OPTIMIZERS,
+    RULE_SOURCE,
+    STATE_BYTES,
+    gradient_ratio,
+    mlp_muon_split,
+    muon_state_bytes,
+    scaled_quadratic,
+)
 from sim.optim.race import RaceConfig, Racer, race
 from sim.transformers.shapes import PRESETS, build_model, hidden_matrix_params, param_counts
 from ui.i18n import catalogue
@@ -27,7 +36,7 @@ def test_the_gradient_ratio_is_s_to_the_fourth(s):
 
 def test_the_adamw_section_writes_the_ratio():
     at = open_lab(PAGE, "en", section="adamw", d_scale="10")
-    assert not at.exception and any("s^4 = 1e+4" in l.value for l in at.latex)
+    assert not at.exception and any("s^4 = 1e+4" in x.value for x in at.latex)
 
 
 # ---------- 3. Muon's Newton–Schulz: NS_STEPS iterations of NS_PRODUCTS matrix products ----------

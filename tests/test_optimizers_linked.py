@@ -85,7 +85,7 @@ def test_the_brushed_stretch_is_drawn_over_every_path():
     fig = plots.paths_figure(surf, runs, {o: o for o in runs}, LABELS, highlight=(10, 25))
     extra = fig.data[len(plain.data):]
     assert len(extra) == 2 and all(not tr.showlegend for tr in extra)
-    for tr, (o, p) in zip(extra, runs.items()):
+    for tr, (o, p) in zip(extra, runs.items(), strict=True):
         np.testing.assert_allclose(np.column_stack([tr.x, tr.y]), p[10:26])
         assert tr.line.width > 3 and tr.line.color == plots.rgba(plots.COLOURS[o], 0.45)
     assert len(fig.frames) == len(plain.frames)  # the animation still redraws only the paths

@@ -6,12 +6,23 @@ import random
 
 import numpy as np
 import pytest
-from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
 
+from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
 from labs.optimizers.schema import PAGE as P
 from labs.optimizers.schema import SCHEMA, SECTIONS
-from sim.optim.optimizers import (OPTIMIZERS, SCHEDULES, STATE_BYTES, SURFACES, diverged_at, optimal_momentum, path,
-                            phase_grid, schedule, surface, trace)
+from sim.optim.optimizers import (
+    OPTIMIZERS,
+    SCHEDULES,
+    STATE_BYTES,
+    SURFACES,
+    diverged_at,
+    optimal_momentum,
+    path,
+    phase_grid,
+    schedule,
+    surface,
+    trace,
+)
 from sim.plots import optimizers as plots
 from ui.i18n import catalogue
 
@@ -133,7 +144,7 @@ def test_the_optimum_button_sets_alpha_and_beta():
     alpha, beta, rate = optimal_momentum(1.0, 25.0)
     assert at.slider(key="opt.m_step").value == round(alpha * 25, 2)
     assert at.slider(key="opt.m_beta").value == round(beta, 2)
-    assert f"{rate:.4g}" in "".join(l.value for l in at.latex)  # (√25 − 1)/(√25 + 1) = 0.6667
+    assert f"{rate:.4g}" in "".join(formula.value for formula in at.latex)  # (√25 − 1)/(√25 + 1) = 0.6667
     at.slider(key="opt.m_step").set_value(3.9).run()
     at.slider(key="opt.m_beta").set_value(0.0).run()
     assert not at.exception and EN["opt.mom.no"] in texts(at) and at.warning  # GD at αλₙ = 3.9 diverges

@@ -1,5 +1,5 @@
-"""The race on a real model (sim/optim/race.py): each racer's updates against the update rules written out here in float64
-(SGD, heavy ball, Adam, AdamW, Lion's published rule, Muon's momentum + Newton–Schulz + AdamW on the rest), its
+"""The race on a real model (sim/optim/race.py): each racer's updates against the update rules written out here in
+float64 (SGD, heavy ball, Adam, AdamW, Lion's published rule, Muon's momentum + Newton–Schulz + AdamW on the rest), its
 state bytes against a count from the parameters' shapes, divergence ending one racer, the schedules race's
 learning rates, and the live frame (sim.plots.optimizers.race_frame) against the racers' own numbers."""
 import math
@@ -7,15 +7,33 @@ import math
 import numpy as np
 import pytest
 import torch
-
-from sim.optim.muon import init_mlp, mlp_loss
 from torch.optim._muon import _zeropower_via_newtonschulz  # private in torch 2.13
 
-from sim.optim.optimizers import (NS_COEFFICIENTS, NS_EPS, RACE_LRS, RACERS, SCHEDULES, path, schedule, schedule_args,
-                            surface)
+from sim.optim.muon import init_mlp, mlp_loss
+from sim.optim.optimizers import (
+    NS_COEFFICIENTS,
+    NS_EPS,
+    RACE_LRS,
+    RACERS,
+    SCHEDULES,
+    path,
+    schedule,
+    schedule_args,
+    surface,
+)
+from sim.optim.race import (
+    BETAS,
+    LION_BETAS,
+    MOMENTUM,
+    MUON_MOMENTUM,
+    Lion,
+    RaceConfig,
+    Racer,
+    hidden_matrices,
+    race,
+    schedule_race,
+)
 from sim.plots.optimizers import COLOURS, SCHEDULE_COLOURS, race_frame
-from sim.optim.race import (BETAS, LION_BETAS, MOMENTUM, MUON_MOMENTUM, Lion, RaceConfig, Racer, hidden_matrices, race,
-                      schedule_race)
 
 CFG = RaceConfig(dataset="spiral", width=8, batch=16, seed=3, weight_decay=0.1, dtype=torch.float64)
 STEPS = 20
@@ -60,7 +78,7 @@ class Reference:
     def step(self, params, gs, hidden_ids=()):
         self.t += 1
         out = []
-        for i, (p, g) in enumerate(zip(params, gs)):
+        for i, (p, g) in enumerate(zip(params, gs, strict=True)):
             if self.name == "sgd":
                 out.append(p - self.lr * g)
             elif self.name == "momentum":
@@ -93,12 +111,12 @@ def test_each_racer_steps_as_its_rule_for_20_steps(name):
     lr = RACE_LRS[name]
     racer = Racer(name, CFG, lr)
     ref, params = Reference(name, lr, CFG.weight_decay if name in ("adamw", "lion") else 0.0), reference_params(CFG)
-    for p, q in zip(racer.params, params):
+    for p, q in zip(racer.params, params, strict=True):
         assert torch.equal(p.detach(), q)  # the same initial weights
     for x, y in batches(racer, CFG, STEPS):
         params = ref.step(params, grads(params, x, y))
         racer.step(1)
-        for p, q in zip(racer.params, params):
+        for p, q in zip(racer.params, params, strict=True):
             np.testing.assert_allclose(p.detach().numpy(), q.numpy(), rtol=1e-9, atol=1e-12)
     assert racer.steps == STEPS and not racer.diverged
 
@@ -117,7 +135,7 @@ def test_muon_racer_steps_the_hidden_matrix_as_torch_muon_and_adamw_the_rest():
         params = [p.detach().clone() for p in racer.params]  # each step from the racer's weights
         expected = ref.step(params, grads(params, x, y), hidden_ids=(2,))
         racer.step(1)
-        for i, (p, q) in enumerate(zip(racer.params, expected)):
+        for p, q in zip(racer.params, expected, strict=True):
             np.testing.assert_allclose(p.detach().numpy(), q.numpy(), rtol=1e-9, atol=1e-12)
     # the hidden matrix's step is orthogonalised: the float64 Newton–Schulz of the same update, to bfloat16's
     # precision where it matters (the update's large directions), as torch's runs in bfloat16

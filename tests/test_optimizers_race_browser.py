@@ -6,8 +6,8 @@ import time
 
 import numpy as np
 import pytest
-from browsertools import open_page, pixels
 
+from browsertools import open_page, pixels
 from sim.plots.optimizers import COLOURS, SCHEDULE_COLOURS
 from sim.plots.palette import rgb
 from ui.i18n import catalogue

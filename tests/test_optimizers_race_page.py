@@ -4,8 +4,8 @@ bad URL values get notices, and the run widgets changed at random never raise.""
 import random
 
 import pytest
-from apptools import fuzz_widget, open_lab, schema_choices, texts
 
+from apptools import fuzz_widget, open_lab, schema_choices, texts
 from labs.optimizers.schema import PAGE as P
 from labs.optimizers.schema import SCHEMA
 from sim.optim.optimizers import SCHEDULES

@@ -129,8 +129,8 @@ REG_LABELS = {k: k.upper() for k in ("x", "y", "data", "outlier", "fit", "truth"
 
 def test_regression_fit_view_draws_the_polyfit_curve_and_the_truth() -> None:
     from sim.fitting import regression as reg
-    from sim.plots.regression import fit_view
     from sim.fitting.regression_data import make_dataset
+    from sim.plots.regression import fit_view
 
     d = make_dataset("linear", 30, 0.3, 1, outliers=2, outlier_size=5.0)
     fig = fit_view(d, reg.fit(d.x, d.y, reg.ModelConfig(degree=2)), REG_LABELS)
@@ -147,8 +147,8 @@ def test_regression_fit_view_draws_the_polyfit_curve_and_the_truth() -> None:
 
 def test_regression_residuals_view_holds_the_lstsq_residuals() -> None:
     from sim.fitting import regression as reg
-    from sim.plots.regression import residuals_view
     from sim.fitting.regression_data import make_dataset
+    from sim.plots.regression import residuals_view
 
     d = make_dataset("temperature", 25, 0.3, 2)
     fig = residuals_view(d, reg.fit(d.x, d.y, reg.ModelConfig()), REG_LABELS)
@@ -161,8 +161,8 @@ def test_regression_residuals_view_holds_the_lstsq_residuals() -> None:
 
 def test_regression_surface_view_is_the_loss_over_the_grid_around_polyfit() -> None:
     from sim.fitting import regression as reg
-    from sim.plots.regression import surface_view
     from sim.fitting.regression_data import make_dataset
+    from sim.plots.regression import surface_view
 
     d = make_dataset("linear", 30, 0.3, 3)
     fig = surface_view(d, reg.ModelConfig(), None, REG_LABELS)
@@ -179,8 +179,8 @@ def test_regression_surface_view_is_the_loss_over_the_grid_around_polyfit() -> N
 
 def test_regression_outlier_view_draws_both_fits() -> None:
     from sim.fitting import regression as reg
-    from sim.plots.regression import FIT_COLOR, ROBUST_COLOR, outlier_view
     from sim.fitting.regression_data import make_dataset
+    from sim.plots.regression import FIT_COLOR, ROBUST_COLOR, outlier_view
 
     d = make_dataset("linear", 30, 0.3, 4, outliers=2, outlier_size=8.0)
     for loss, colour in (("mse", FIT_COLOR), ("huber", ROBUST_COLOR)):
@@ -202,8 +202,8 @@ def test_regression_live_panels() -> None:
     import json
 
     from sim.fitting import regression as reg
-    from sim.plots.regression import live_panels
     from sim.fitting.regression_data import make_dataset
+    from sim.plots.regression import live_panels
 
     d = make_dataset("linear", 30, 0.3, 5)
     run = reg.GDRun(d.x, d.y, reg.GDConfig(lr=0.3))

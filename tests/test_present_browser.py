@@ -2,8 +2,8 @@
 
 (Type sizes, hidden controls and space Play/Pause are in tests/test_classroom_browser.py.)"""
 import pytest
-from browsertools import open_page
 
+from browsertools import open_page
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -26,7 +26,8 @@ def test_controls_fold_as_blocks_and_arrow_steps_and_r_resets(server, page):
     assert not visible(page, caption) and not visible(page, EN["cls.data"])
     page.get_by_role("button", name=EN["present.controls"]).click()
     page.get_by_text(caption).first.wait_for(state="visible", timeout=10_000)
-    width = page.evaluate("() => document.querySelector('[data-testid=\"stPopoverBody\"]').getBoundingClientRect().width")
+    width = page.evaluate(
+        "() => document.querySelector('[data-testid=\"stPopoverBody\"]').getBoundingClientRect().width")
     assert width > 0.8 * 1600, width  # wide enough for the rows of controls to keep their columns
     assert visible(page, EN["cls.data"])
     page.keyboard.press("Escape")

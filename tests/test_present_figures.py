@@ -107,7 +107,8 @@ def sample_figures() -> dict[str, go.Figure]:
                   row=1, col=2)
     sub.add_annotation(x=0.5, y=0.5, text="note", font=dict(size=11, color=GUIDE), showarrow=False)
     sub.add_shape(type="line", x0=0, x1=1, y0=0.5, y1=0.5, line=dict(color=GUIDE, width=1, dash="dot"))
-    sub.update_layout(title=dict(text="title", font=dict(size=13)), xaxis=dict(tickfont=dict(size=9), title=dict(text="x")),
+    sub.update_layout(title=dict(text="title", font=dict(size=13)),
+                      xaxis=dict(tickfont=dict(size=9), title=dict(text="x")),
                       legend=dict(font=dict(size=10, color=TEXT)))
     heat = go.Figure(go.Heatmap(z=np.arange(6).reshape(2, 3), texttemplate="%{z}", textfont=dict(size=10),
                                 colorbar=dict(title=dict(text="value"))))
@@ -130,7 +131,7 @@ def test_presenter_figure_is_readable_and_the_input_is_kept(name):
     assert presenter_problems(out.to_plotly_json()) == []
     assert json.dumps(fig.to_plotly_json(), sort_keys=True, default=str) == before  # not mutated
     assert out is not fig
-    for a, b in zip(fig.data, out.data):  # the data's colours are the same
+    for a, b in zip(fig.data, out.data, strict=True):  # the data's colours are the same
         assert a.type == b.type
         for part in ("line", "marker"):
             if getattr(a, part, None) is not None and getattr(a, part).color is not None:

@@ -4,8 +4,8 @@ a lab's sections and panels, the run buttons and the figures stay on the page.""
 import importlib
 
 import pytest
-from apptools import open_lab
 
+from apptools import open_lab
 from labs import LABS
 from ui.i18n import catalogue
 

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from scipy.optimize import minimize
 from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
 
+from sim.core.upload import UploadError
 from sim.fitting.regression import (
     COND_LIMIT,
     CURVE_POINTS,
@@ -42,7 +43,6 @@ from sim.fitting.regression import (
     squared_loss_conventions,
 )
 from sim.fitting.regression_data import DATASETS, NOTES_EXAMPLE, make_dataset, parse_regression_csv
-from sim.core.upload import UploadError
 
 NOTES_X, NOTES_Y = np.array([[1.0], [2.0]]), np.array([2.0, 3.0])
 
@@ -279,8 +279,8 @@ def test_loss_surface_and_contours():
     assert Z.shape == (4, 5)
     assert Z[2, 3] == pytest.approx(loss_value(w_grid[3] * d.x[:, 0] + b_grid[2] - d.y, "huber", 1.0))
     levels = np.array([2.0, 5.0])
-    for level, (ws, bs) in zip(levels, squared_loss_contours(d.x, d.y, levels)):
-        on = [loss_value(w * d.x[:, 0] + b - d.y) for w, b in zip(ws, bs)]
+    for level, (ws, bs) in zip(levels, squared_loss_contours(d.x, d.y, levels), strict=True):
+        on = [loss_value(w * d.x[:, 0] + b - d.y) for w, b in zip(ws, bs, strict=True)]
         np.testing.assert_allclose(on, level, rtol=1e-9)
     assert squared_loss_contours(np.ones((5, 1)), np.arange(5.0), levels) == []
 
@@ -439,8 +439,8 @@ def test_path_background_is_the_minimum_and_ellipses_at_quartered_start_losses()
     best = np.mean((slope * d.x[:, 0] + intercept - d.y) ** 2) / 2
     levels = [level for level in np.mean(d.y ** 2) / 2 * 0.25 ** np.arange(6) if level > best]
     assert len(contours) == len(levels) > 0
-    for level, (ws, bs) in zip(levels, contours):
-        on = [np.mean((w * d.x[:, 0] + b - d.y) ** 2) / 2 for w, b in zip(ws, bs)]
+    for level, (ws, bs) in zip(levels, contours, strict=True):
+        on = [np.mean((w * d.x[:, 0] + b - d.y) ** 2) / 2 for w, b in zip(ws, bs, strict=True)]
         np.testing.assert_allclose(on, level, rtol=1e-9)
     huber = path_background(GDRun(d.x, d.y, GDConfig(ModelConfig(loss="huber", delta=0.5))))
     assert huber[0] == [] and huber[1] == pytest.approx(tuple(np.append(*robust_fit(d.x, d.y, "huber", 0.5))))

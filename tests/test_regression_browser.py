@@ -5,8 +5,8 @@ import time
 
 import numpy as np
 import pytest
-from browsertools import open_page, pixels
 
+from browsertools import open_page, pixels
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser

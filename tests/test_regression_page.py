@@ -3,11 +3,11 @@ hard case (ill-conditioned, underdetermined, constant column, divergence, bad up
 import random
 
 import pytest
-from apptools import fuzz_widget, open_lab, schema_choices, texts
 
+from apptools import fuzz_widget, open_lab, schema_choices, texts
+from labs.regression.schema import SCHEMA
 from sim.fitting.regression_data import DATASETS
 from ui.i18n import catalogue
-from labs.regression.schema import SCHEMA
 
 REG = "labs/regression/page.py"
 EN = catalogue("en")

@@ -5,8 +5,17 @@ import math
 import numpy as np
 import pytest
 
-from sim.language.scaling import (FITS, LossFit, article_rule, compute_optimal, fit_loss_surface, inference_optimal,
-                         isoflop_minimum, kaplan_loss)
+from sim.language.scaling import (
+    FITS,
+    LossFit,
+    article_rule,
+    compute_optimal,
+    fit_loss_surface,
+    inference_optimal,
+    isoflop_frontier,
+    isoflop_minimum,
+    kaplan_loss,
+)
 
 
 @pytest.mark.parametrize("C", [1e18, 5.76e23, 1e26])
@@ -70,6 +79,18 @@ def test_isoflop_minimum_of_a_parabola():
     assert isoflop_minimum(N[:2], L[:2]) is None
     assert isoflop_minimum(N[::-1], L[::-1])[0] == pytest.approx(3e4, rel=1e-6)  # any order
     assert isoflop_minimum(N, np.arange(7.0)) == (pytest.approx(N[0]), 0.0)  # the best run at an end
+
+
+def test_isoflop_frontier_keeps_each_minimum_with_its_budget():
+    """A budget whose runs mostly diverged (NaN loss) has no minimum, and the later budgets keep their own."""
+    N = np.logspace(3, 6, 5)
+    runs = [{"budget": C, "params": n, "loss": 2.0 + 0.1 * (math.log(n) - math.log(best)) ** 2}
+            for C, best in ((1e9, 3e3), (3e9, 3e4), (1e10, 3e5)) for n in N]
+    for r in runs[:3]:
+        r["loss"] = math.nan  # the smallest budget: 2 finite runs left
+    frontier = isoflop_frontier(runs)
+    assert list(frontier) == [3e9, 1e10]
+    assert frontier[3e9][0] == pytest.approx(3e4, rel=1e-6) and frontier[1e10][0] == pytest.approx(3e5, rel=1e-6)
 
 
 def test_fit_recovers_known_parameters():

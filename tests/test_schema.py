@@ -1,9 +1,9 @@
 """URL schema: parsing, validation, round trips."""
 import pytest
 
-from ui.schema import Param, check_value, format_value, parse_value, read_query, write_query
 from labs import all_schemas
 from labs.classification.schema import SCHEMA
+from ui.schema import Param, check_value, format_value, parse_value, read_query, write_query
 
 LR = Param("lr", "choice", 0.03, choices=(0.001, 0.03, 10.0))
 

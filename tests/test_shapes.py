@@ -7,11 +7,26 @@ import pytest
 import torch
 from torch import nn
 
-from sim.transformers.attention import MultiHeadAttention
 from sim.plots.shapes import HIGHLIGHT, flow_figure, flow_layout, human_bytes, kv_figure, step_table
-from sim.transformers.shapes import (PRESETS, ShapeConfig, ShapeError, block_of, build_model, check_kv_heads, check_model,
-                        collapse_repeats, follow, kv_cache_bytes, kv_cache_options, memory_needed, shape_chain,
-                        totals, trace_model, trace_shapes)
+from sim.transformers.attention import MultiHeadAttention
+from sim.transformers.shapes import (
+    PRESETS,
+    ShapeConfig,
+    ShapeError,
+    block_of,
+    build_model,
+    check_kv_heads,
+    check_model,
+    collapse_repeats,
+    follow,
+    kv_cache_bytes,
+    kv_cache_options,
+    memory_needed,
+    shape_chain,
+    totals,
+    trace_model,
+    trace_shapes,
+)
 
 NOTES = PRESETS["notes"]
 # the notes: B = 2, T = 5, d_model = 8, 4 heads, d_h = 2

@@ -5,8 +5,17 @@ from dataclasses import replace
 import pytest
 
 from sim.plots.shapes import gigabytes
-from sim.transformers.shapes import (ARTICLE_70B, PRESETS, block_of, build_model, bytes_per_param, flops_split, param_counts,
-                        trace_model, training_memory)
+from sim.transformers.shapes import (
+    ARTICLE_70B,
+    PRESETS,
+    block_of,
+    build_model,
+    bytes_per_param,
+    flops_split,
+    param_counts,
+    trace_model,
+    training_memory,
+)
 
 GPT2 = PRESETS["gpt2"]
 GPT2_PARAMS = 124_439_808  # GPT-2 small as published (vocab 50257, context 1024, d 768, 12 layers, 12 heads)

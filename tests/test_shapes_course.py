@@ -4,8 +4,8 @@ relate to the notes' H."""
 import re
 
 import pytest
-from apptools import open_lab, texts
 
+from apptools import open_lab, texts
 from ui.i18n import catalogue
 
 PAGE = "labs/shapes/page.py"

@@ -3,11 +3,11 @@ import random
 from dataclasses import asdict
 
 import pytest
-from apptools import open_lab, table, texts
 
+from apptools import open_lab, table, texts
+from labs.shapes.schema import SCHEMA
 from sim.transformers.shapes import PRESETS
 from ui.i18n import catalogue
-from labs.shapes.schema import SCHEMA
 from ui.schema import write_query
 
 PAGE = "labs/shapes/page.py"
@@ -123,11 +123,6 @@ def test_fuzz_every_widget():
 def gpt2_page(lang: str):
     """The page opened on the GPT-2 preset's link (AppTest can only run the Chinese page without interaction)."""
     return page(lang, **write_query(SCHEMA, asdict(PRESETS["gpt2"])))
-
-
-def table(at, column: str):
-    """The dataframe that has this column, as a DataFrame."""
-    return next(df.value for df in at.dataframe if column in df.value.columns)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -4,9 +4,9 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from browsertools import open_page, pixels
 from PIL import Image
 
+from browsertools import open_page, pixels
 from sim.plots.present import MIN_FONT
 from ui.i18n import catalogue
 

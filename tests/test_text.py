@@ -5,8 +5,8 @@ import re
 from pathlib import Path
 
 import pytest
-from apptools import open_lab
 
+from apptools import open_lab
 from sim.core.text import JOINER, Markup, html, markup, md, one_line, plain
 from sim.plots.lm import token_html
 
@@ -140,7 +140,8 @@ def test_every_raw_html_site_is_known():
         for line in path.read_text(encoding="utf-8").splitlines():
             if RAW_HTML.search(line) and not line.lstrip().startswith(("#", "//", '"""')):
                 rel = path.relative_to(ROOT).as_posix()
-                found.append(next((site for site in RAW_HTML_SITES if site[0] == rel and site[1] in line), (rel, line.strip())))
+                listed = (site for site in RAW_HTML_SITES if site[0] == rel and site[1] in line)
+                found.append(next(listed, (rel, line.strip())))
     assert sorted(found) == sorted(RAW_HTML_SITES), "a raw-HTML site without a reason, or a listed one gone"
 
 

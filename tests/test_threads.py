@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from sim.fitting.fit import FitConfig, FitTrainer
-from sim.transformers.tasks import make_task
 from sim.core.threads import configure_threads
+from sim.fitting.fit import FitConfig, FitTrainer
 from sim.nets.training import ClassifierConfig, Trainer
+from sim.transformers.tasks import make_task
 from sim.transformers.transformer import LMTrainer, TransformerConfig
 
 THREADS, BUILDS = 8, 20
@@ -76,7 +76,7 @@ def test_models_built_at_once_equal_the_one_at_a_time_builds(kind):
     for row in together:
         for seed, params in row:
             assert [n for n, _ in params] == [n for n, _ in alone[seed]]
-            for (name, p), (_, q) in zip(params, alone[seed]):
+            for (name, p), (_, q) in zip(params, alone[seed], strict=True):
                 assert torch.equal(p, q), f"{kind} seed {seed}: {name} differs"
     assert not torch.equal(alone[0][0][1], alone[1][0][1])  # and the seed matters
 

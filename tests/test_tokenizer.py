@@ -1,5 +1,6 @@
 """The byte-level BPE against a direct re-implementation of minbpe's rules, its round trip and the UTF-8 pitfall."""
 import random
+from itertools import pairwise
 
 import pytest
 
@@ -14,7 +15,7 @@ def reference_bpe(text: str, vocab_size: int) -> dict:
     merges = {}
     for new_id in range(256, vocab_size):
         stats = {}
-        for pair in zip(ids, ids[1:]):
+        for pair in pairwise(ids):
             stats[pair] = stats.get(pair, 0) + 1
         if not stats:
             break

@@ -10,6 +10,7 @@ from sim.core.data import CLASSIFICATION_DATASETS, feature_matrix, make_classifi
 from sim.core.models import MLP
 from sim.nets.training import OVERSHOOT, ClassifierConfig, Trainer
 
+
 def sigmoid(z):
     return 1 / (1 + np.exp(-z))
 
@@ -105,11 +106,11 @@ def test_lists_become_tuples_and_config_is_hashable():
 def test_mlp_matches_numpy_forward(activation, hidden):
     model = MLP(3, hidden, 2, activation, 0.0, torch.Generator().manual_seed(0))
     X = np.random.default_rng(0).uniform(-6, 6, (17, 3)).astype(np.float32)
-    layers = [(l.weight.detach().numpy().T, l.bias.detach().numpy()) for l in model.layers]
+    layers = [(layer.weight.detach().numpy().T, layer.bias.detach().numpy()) for layer in model.layers]
     outs = model.forward_all(torch.from_numpy(X))
     expected = numpy_forward(layers, X, activation)
     assert len(outs) == len(hidden) + 1
-    for out, ref in zip(outs, expected):
+    for out, ref in zip(outs, expected, strict=True):
         np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(model(torch.from_numpy(X)).detach().numpy(), outs[-1].detach().numpy())
 
@@ -187,7 +188,7 @@ def test_penalty_adds_rate_times_its_derivative_to_weights_only(regularization, 
     before = plain.layers()
     plain.step()
     reg.step()
-    for (W0, b0), (Wp, bp), (Wr, br) in zip(before, plain.layers(), reg.layers()):
+    for (W0, _), (Wp, bp), (Wr, br) in zip(before, plain.layers(), reg.layers(), strict=True):
         np.testing.assert_allclose(Wr, Wp - lr * rate * term(W0), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(br, bp, rtol=1e-6, atol=1e-7)
     # history losses are data loss only, without the penalty
@@ -235,7 +236,7 @@ def test_optimizers_match_torch_optim(overrides, reference):
         loss.backward()
         opt.step()
     t.step(5)
-    for (W, b), Wr, br in zip(t.layers(), Ws, bs):
+    for (W, b), Wr, br in zip(t.layers(), Ws, bs, strict=True):
         np.testing.assert_allclose(W, Wr.detach().numpy().T, rtol=1e-4, atol=1e-6)
         np.testing.assert_allclose(b, br.detach().numpy(), rtol=1e-4, atol=1e-6)
 
@@ -348,15 +349,16 @@ def test_divergence_restores_the_state_before_the_failing_epoch():
         if t.diverged:
             break
     assert t.diverged
-    for (W, b), (W0, b0) in zip(t.layers(), before):
+    for (W, b), (W0, b0) in zip(t.layers(), before, strict=True):
         np.testing.assert_array_equal(W, W0)
         np.testing.assert_array_equal(b, b0)
     epoch, history = t.epoch, list(t.history)
     assert epoch == len(history)
     t.step(3)  # a no-op now
     assert t.epoch == epoch and t.history == history
-    for (W, b), (W0, b0) in zip(t.layers(), before):
+    for (W, b), (W0, b0) in zip(t.layers(), before, strict=True):
         np.testing.assert_array_equal(W, W0)
+        np.testing.assert_array_equal(b, b0)
 
 
 def test_a_non_finite_weight_is_divergence_even_with_a_finite_loss():
@@ -431,7 +433,7 @@ def test_grids_match_pointwise_predictions():
     hidden_ref = numpy_forward(t.layers(), feature_matrix(points, t.config.features), "tanh")[:-1]
     acts = t.grid_activations(res)
     assert [a.shape for a in acts] == [(res, res, 5), (res, res, 3)]
-    for act, ref in zip(acts, hidden_ref):
+    for act, ref in zip(acts, hidden_ref, strict=True):
         np.testing.assert_allclose(act.reshape(-1, act.shape[-1]), ref, rtol=1e-4, atol=1e-5)
     inputs = t.input_grids(res)
     assert inputs.shape == (res, res, 4)

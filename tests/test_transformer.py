@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import torch
 
+from sim.core.text import md
 from sim.plots.attention import live_frame, loss_text
 from sim.transformers.attention import positional_encoding
 from sim.transformers.tasks import LETTERS, SEP, lab_task, make_task, split_tokens, utf8_bytes
-from sim.core.text import md
 from sim.transformers.transformer import (
     IGNORE,
     POSITIONS,
@@ -86,7 +86,7 @@ def test_seeded_init_draws_torchs_defaults_from_the_models_generator(seed):
     params = list(model.parameters())
     expected = stock_parameters(cfg, seed)
     assert len(params) == len(expected)
-    for p, q in zip(params, expected):
+    for p, q in zip(params, expected, strict=True):
         assert torch.equal(p.detach(), q)
 
 
@@ -222,7 +222,7 @@ def test_lab_task_and_trainer_sizes():
                                           causal=False)
     assert tr.lr == 0.01 and tr.batch_size == 32 and tr.task is copy
     ref = LMTrainer(tr.config, copy, lr=0.01, batch_size=32, seed=3)  # the same seed: the same weights
-    assert all(torch.equal(a, b) for a, b in zip(tr.model.parameters(), ref.model.parameters()))
+    assert all(torch.equal(a, b) for a, b in zip(tr.model.parameters(), ref.model.parameters(), strict=True))
     with pytest.raises(ValueError, match="invalid:text_short"):
         lab_task("text", 5, 30, "short")
 

@@ -54,7 +54,8 @@ export default function (component) {
   let button = parentElement.querySelector('button');
   if (!button) {
     parentElement.innerHTML = `<div style="display:flex;justify-content:flex-end"><button type="button"
-      data-testid="chart-download" style="font:12px sans-serif;padding:2px 8px;border:1px solid var(--mlsim-line, currentColor);
+      data-testid="chart-download" style="font:12px sans-serif;padding:2px 8px;
+      border:1px solid var(--mlsim-line, currentColor);
       border-radius:4px;background:transparent;color:inherit;cursor:pointer"></button></div>`;
     button = parentElement.querySelector('button');
   }

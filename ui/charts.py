@@ -102,7 +102,7 @@ def bar_chart(container, rows: dict, *, x: str, y: str, color: str, height: int,
     gets the presenter style); what st.bar_chart(horizontal=True) draws."""
     import altair as alt
 
-    values = [dict(zip(rows, v)) for v in zip(*rows.values())]
+    values = [dict(zip(rows, v, strict=True)) for v in zip(*rows.values(), strict=True)]
     chart = alt.Chart(alt.Data(values=values)).mark_bar(color=color).encode(
         x=alt.X(f"{x}:Q", title=None, axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y(f"{y}:N", title=None, sort=None), tooltip=[f"{y}:N", f"{x}:Q"]).properties(height=height)

@@ -16,11 +16,13 @@ const ID_LEN = 22;  // server.classroom.BROWSER_ID_LEN
 const KEEPER = (window.__mlsimClassKeeper = window.__mlsimClassKeeper || { sent: new Set(), id: null });
 
 function read(storage, key) {
-  try { return window[storage].getItem(key); } catch (e) { return null; }  // storage off (privacy settings)
+  try { return window[storage].getItem(key); } catch { return null; }  // storage off (privacy settings)
 }
 
 function write(storage, key, value) {
-  try { value === null ? window[storage].removeItem(key) : window[storage].setItem(key, value); } catch (e) { /* off */ }
+  try {
+    if (value === null) window[storage].removeItem(key); else window[storage].setItem(key, value);
+  } catch { /* storage off */ }
 }
 
 function browserId() {
@@ -37,8 +39,9 @@ function browserId() {
 function heldClass() {
   try {
     const pair = JSON.parse(read('sessionStorage', TEACHER));
-    return pair && typeof pair.code === 'string' && typeof pair.secret === 'string' ? { code: pair.code, secret: pair.secret } : null;
-  } catch (e) {
+    const valid = pair && typeof pair.code === 'string' && typeof pair.secret === 'string';
+    return valid ? { code: pair.code, secret: pair.secret } : null;
+  } catch {
     return null;
   }
 }

@@ -6,6 +6,8 @@
 // class of slow laptops is never sent more than it can draw, and every update carries the newest
 // frames. Nothing here computes model output: it only turns bytes and numbers into pixels.
 // PALETTE (assets/palette.json) is defined before this file by ui.components.component_script
+/* exported rgb, ORANGE, BLUE, WHITE, CLASS, STATS, bytes, mix, css, diverging, paintPanel, COMMON_STYLE, presentCard,
+   withDownload, play */
 const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 const ORANGE = rgb(PALETTE.orange), BLUE = rgb(PALETTE.blue), WHITE = rgb(PALETTE.white);
 const CLASS = ['orange', 'blue', 'green', 'purple', 'red'].map((k) => rgb(PALETTE[k]));  // class k's colour
@@ -32,13 +34,16 @@ function ticks(lo, hi) {
   return out;
 }
 
-const fmtTick = (v) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(0) : String(+v.toPrecision(4)));
+const fmtTick = (v) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0)
+  ? v.toExponential(0) : String(+v.toPrecision(4)));
 
 function extent(p, axis) {
   const given = p[axis + '_range'];
   if (given) return given;
   let lo = Infinity, hi = -Infinity;
-  p.series.forEach((s) => s[axis].forEach((v) => { if (v !== null && (axis === 'x' || !p.log_y || v > 0)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }));
+  p.series.forEach((s) => s[axis].forEach((v) => {
+    if (v !== null && (axis === 'x' || !p.log_y || v > 0)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  }));
   if (!isFinite(lo)) return [0, 1];
   if (lo === hi) return [lo - 1, hi + 1];
   const pad = axis === 'y' && !p.log_y ? (hi - lo) * 0.05 : 0;
@@ -46,7 +51,8 @@ function extent(p, axis) {
 }
 
 function drawXY(ctx, p) {
-  const W = p.width, H = p.height, pw = W - PANEL_MARGIN.left - PANEL_MARGIN.right, ph = H - PANEL_MARGIN.top - PANEL_MARGIN.bottom;
+  const W = p.width, H = p.height;
+  const pw = W - PANEL_MARGIN.left - PANEL_MARGIN.right, ph = H - PANEL_MARGIN.top - PANEL_MARGIN.bottom;
   const [x0, x1] = extent(p, 'x');
   let [y0, y1] = extent(p, 'y');
   const ty = (v) => (p.log_y ? Math.log10(Math.max(v, 1e-12)) : v);
@@ -54,30 +60,54 @@ function drawXY(ctx, p) {
   const X = (v) => PANEL_MARGIN.left + ((v - x0) / (x1 - x0)) * pw;
   const Y = (v) => PANEL_MARGIN.top + ph - ((ty(v) - y0) / (y1 - y0)) * ph;
   ctx.font = '11px sans-serif'; ctx.fillStyle = PALETTE.text; ctx.strokeStyle = PALETTE.rule; ctx.lineWidth = 1;
-  ticks(x0, x1).forEach((v) => { const x = X(v); ctx.beginPath(); ctx.moveTo(x, PANEL_MARGIN.top); ctx.lineTo(x, PANEL_MARGIN.top + ph); ctx.stroke(); ctx.fillText(fmtTick(v), x - 8, H - PANEL_MARGIN.bottom + 13); });
+  ticks(x0, x1).forEach((v) => {
+    const x = X(v);
+    ctx.beginPath(); ctx.moveTo(x, PANEL_MARGIN.top); ctx.lineTo(x, PANEL_MARGIN.top + ph); ctx.stroke();
+    ctx.fillText(fmtTick(v), x - 8, H - PANEL_MARGIN.bottom + 13);
+  });
   const yTicks = p.log_y ? ticks(y0, y1).filter((v) => Number.isInteger(v)) : ticks(y0, y1);  // decades only
-  yTicks.forEach((v) => { const y = PANEL_MARGIN.top + ph - ((v - y0) / (y1 - y0)) * ph; ctx.beginPath(); ctx.moveTo(PANEL_MARGIN.left, y); ctx.lineTo(PANEL_MARGIN.left + pw, y); ctx.stroke(); ctx.fillText(p.log_y ? '1e' + v : fmtTick(v), 14, y + 4); });
+  yTicks.forEach((v) => {
+    const y = PANEL_MARGIN.top + ph - ((v - y0) / (y1 - y0)) * ph;
+    ctx.beginPath(); ctx.moveTo(PANEL_MARGIN.left, y); ctx.lineTo(PANEL_MARGIN.left + pw, y); ctx.stroke();
+    ctx.fillText(p.log_y ? '1e' + v : fmtTick(v), 14, y + 4);
+  });
   ctx.strokeStyle = PALETTE.guide; ctx.strokeRect(PANEL_MARGIN.left, PANEL_MARGIN.top, pw, ph);
   ctx.save(); ctx.beginPath(); ctx.rect(PANEL_MARGIN.left, PANEL_MARGIN.top, pw, ph); ctx.clip();
   p.series.forEach((s) => {
     ctx.strokeStyle = ctx.fillStyle = s.color; ctx.lineWidth = s.width; ctx.setLineDash(s.dash ? [5, 4] : []);
     if (s.kind === 'line') {
       ctx.beginPath(); let pen = false;
-      s.x.forEach((xv, i) => { const yv = s.y[i]; if (xv === null || yv === null || (p.log_y && yv <= 0)) { pen = false; return; }
-        pen ? ctx.lineTo(X(xv), Y(yv)) : ctx.moveTo(X(xv), Y(yv)); pen = true; });
+      s.x.forEach((xv, i) => {
+        const yv = s.y[i];
+        if (xv === null || yv === null || (p.log_y && yv <= 0)) { pen = false; return; }
+        if (pen) ctx.lineTo(X(xv), Y(yv)); else ctx.moveTo(X(xv), Y(yv));
+        pen = true;
+      });
       ctx.stroke();
     } else {
-      s.x.forEach((xv, i) => { const yv = s.y[i]; if (xv === null || yv === null) return; ctx.beginPath(); ctx.arc(X(xv), Y(yv), s.size, 0, 2 * Math.PI); ctx.fill(); });
+      s.x.forEach((xv, i) => {
+        const yv = s.y[i];
+        if (xv === null || yv === null) return;
+        ctx.beginPath(); ctx.arc(X(xv), Y(yv), s.size, 0, 2 * Math.PI); ctx.fill();
+      });
     }
   });
   ctx.restore(); ctx.setLineDash([]);
   ctx.fillStyle = PALETTE.ink; ctx.font = '12px sans-serif'; ctx.fillText(p.title, PANEL_MARGIN.left, 14);
-  ctx.fillStyle = PALETTE.text; ctx.font = '11px sans-serif'; ctx.fillText(p.x_label, PANEL_MARGIN.left + pw / 2 - 20, H - 3);
-  if (p.y_label) { ctx.save(); ctx.translate(9, PANEL_MARGIN.top + ph / 2 + 20); ctx.rotate(-Math.PI / 2); ctx.fillText(p.y_label, 0, 0); ctx.restore(); }
+  ctx.fillStyle = PALETTE.text; ctx.font = '11px sans-serif';
+  ctx.fillText(p.x_label, PANEL_MARGIN.left + pw / 2 - 20, H - 3);
+  if (p.y_label) {
+    ctx.save(); ctx.translate(9, PANEL_MARGIN.top + ph / 2 + 20); ctx.rotate(-Math.PI / 2);
+    ctx.fillText(p.y_label, 0, 0); ctx.restore();
+  }
   const labelled = p.series.filter((s) => s.label);  // legend, as wide as its longest label
   const lw = Math.max(0, ...labelled.map((s) => ctx.measureText(s.label).width)) + 20;
   let ly = PANEL_MARGIN.top + 12;
-  labelled.forEach((s) => { ctx.fillStyle = s.color; ctx.fillRect(PANEL_MARGIN.left + pw - lw, ly - 7, 10, 3); ctx.fillStyle = PALETTE.ink; ctx.fillText(s.label, PANEL_MARGIN.left + pw - lw + 14, ly - 2); ly += 13; });
+  labelled.forEach((s) => {
+    ctx.fillStyle = s.color; ctx.fillRect(PANEL_MARGIN.left + pw - lw, ly - 7, 10, 3);
+    ctx.fillStyle = PALETTE.ink; ctx.fillText(s.label, PANEL_MARGIN.left + pw - lw + 14, ly - 2);
+    ly += 13;
+  });
 }
 
 function drawHeatmap(ctx, p) {
@@ -88,17 +118,24 @@ function drawHeatmap(ctx, p) {
     const i = r * p.cols + c, x = rl + c * cw, y = top + r * ch;
     if (mask && mask[i]) {  // masked: grey with diagonal hatching, never a colour that reads as a weight
       ctx.fillStyle = PALETTE.masked; ctx.fillRect(x, y, cw, ch);
-      ctx.strokeStyle = PALETTE.line; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x, y + ch); ctx.lineTo(x + cw, y); ctx.stroke();
+      ctx.strokeStyle = PALETTE.line; ctx.lineWidth = 1;
+      ctx.beginPath(); ctx.moveTo(x, y + ch); ctx.lineTo(x + cw, y); ctx.stroke();
       continue;
     }
     const v = px[i] / 255;
     ctx.fillStyle = css(p.colormap === 'diverging' ? diverging(v) : mix(WHITE, BLUE, v));
     ctx.fillRect(x, y, cw + 0.5, ch + 0.5);
-    if (p.text && cw > 26 && ch > 13) { ctx.fillStyle = v > 0.6 ? PALETTE.white : PALETTE.ink; ctx.font = '10px sans-serif'; ctx.fillText(p.text[i], x + 3, y + ch / 2 + 4); }
+    if (p.text && cw > 26 && ch > 13) {
+      ctx.fillStyle = v > 0.6 ? PALETTE.white : PALETTE.ink; ctx.font = '10px sans-serif';
+      ctx.fillText(p.text[i], x + 3, y + ch / 2 + 4);
+    }
   }
   ctx.fillStyle = PALETTE.ink; ctx.font = '11px sans-serif';
   if (p.row_labels) p.row_labels.forEach((l, r) => ctx.fillText(String(l).slice(0, 6), 2, top + r * ch + ch / 2 + 4));
-  if (p.col_labels) p.col_labels.forEach((l, c) => { ctx.save(); ctx.translate(rl + c * cw + cw / 2 + 3, top - 3); ctx.rotate(-Math.PI / 3); ctx.fillText(String(l).slice(0, 6), 0, 0); ctx.restore(); });
+  if (p.col_labels) p.col_labels.forEach((l, c) => {
+    ctx.save(); ctx.translate(rl + c * cw + cw / 2 + 3, top - 3); ctx.rotate(-Math.PI / 3);
+    ctx.fillText(String(l).slice(0, 6), 0, 0); ctx.restore();
+  });
   ctx.fillStyle = PALETTE.ink; ctx.font = '12px sans-serif'; ctx.fillText(p.title, rl, 13);
 }
 
@@ -115,8 +152,9 @@ function paintPanel(canvas, p, zoom = 1) {
 
 // ---------- the presenter view, and figures for slides ----------
 // In the presenter view (?present=1; every canvas component's data says so in `present`) a component sits on
-// a white card and draws its canvases PRESENT_ZOOM times larger, so its 10-12 px text reads at 18-22 px. Every canvas has a small download button (shown on hover, like Plotly's
-// modebar) that saves what is on screen as PNG, on white: a transparent picture is lost on a dark slide.
+// a white card and draws its canvases PRESENT_ZOOM times larger, so its 10-12 px text reads at 18-22 px. Every
+// canvas has a small download button (shown on hover, like Plotly's modebar) that saves what is on screen as
+// PNG, on white: a transparent picture is lost on a dark slide.
 const PRESENT_ZOOM = 1.8;
 const COMMON_STYLE = `
 .mlsim-fig { position: relative; display: inline-block; line-height: 0; }

@@ -1,9 +1,11 @@
 // Generic live view: each frame holds panels ("xy" charts and "heatmap"s) drawn side by side.
 // (Colours, decoding, the panel drawings, the frame player and the presenter view come from live_common.js.)
 function setupPlots(root) {
-  root.innerHTML = `<style>${STYLE}${COMMON_STYLE}</style><div class="lp"><div class="lp-caption"></div><div class="lp-panels"></div></div>`;
+  root.innerHTML = `<style>${STYLE}${COMMON_STYLE}</style>`
+    + '<div class="lp"><div class="lp-caption"></div><div class="lp-panels"></div></div>';
   return { root, queue: [], seq: null, raf: 0, lastDraw: 0, zoom: 1, card: root.querySelector('.lp'),
-           caption: root.querySelector('.lp-caption'), box: root.querySelector('.lp-panels'), canvases: [], panels: [] };
+           caption: root.querySelector('.lp-caption'), box: root.querySelector('.lp-panels'), canvases: [],
+           panels: [] };
 }
 
 function drawPlots(S, frame) {

@@ -5,7 +5,9 @@ const BOUNDARY = 360;  // the decision boundary's side, px (times the presenter 
 
 function setup(root) {
   root.innerHTML = `<style>${STYLE}${COMMON_STYLE}</style><div class="lv">
-    <div class="lv-head"><span class="lv-epoch"></span><span class="lv-loss"></span><span class="lv-status"></span></div>
+    <div class="lv-head">
+      <span class="lv-epoch"></span><span class="lv-loss"></span><span class="lv-status"></span>
+    </div>
     <div class="lv-body">
       <canvas class="lv-net" data-testid="live-network"></canvas>
       <div class="lv-right">
@@ -106,7 +108,8 @@ function drawNet(S) {
   n.weights.forEach((W, l) => {
     const nin = n.sizes[l];
     W.forEach((w, idx) => {
-      const [x0, y0] = pos[l][idx % nin], [x1, y1] = pos[l + 1][Math.floor(idx / nin)], s = Math.min(1, Math.abs(w) / n.wmax);
+      const [x0, y0] = pos[l][idx % nin], [x1, y1] = pos[l + 1][Math.floor(idx / nin)];
+      const s = Math.min(1, Math.abs(w) / n.wmax);
       ctx.beginPath();
       ctx.moveTo(x0 + box, y0 + box / 2);
       ctx.bezierCurveTo((x0 + box + x1) / 2, y0 + box / 2, (x0 + box + x1) / 2, y1 + box / 2, x1, y1 + box / 2);
@@ -123,7 +126,9 @@ function drawNet(S) {
   pos.forEach((col, c) => col.forEach(([x, y], r) => {
     drawGrid(ctx, thumb, n.thumbs[k++], n.thumbs_res, x, y, box);
     ctx.strokeStyle = PALETTE.neutral; ctx.lineWidth = 1; ctx.strokeRect(x, y, box, box);
-    if (c === 0) { ctx.fillStyle = PALETTE.ink; ctx.font = '12px sans-serif'; ctx.fillText(n.inputs[r], 4, y + box / 2 + 4); }
+    if (c === 0) {
+      ctx.fillStyle = PALETTE.ink; ctx.font = '12px sans-serif'; ctx.fillText(n.inputs[r], 4, y + box / 2 + 4);
+    }
   }));
   ctx.fillStyle = PALETTE.text; ctx.font = '11px sans-serif';
   pos.forEach((col, c) => ctx.fillText(n.titles[c], col[0][0], H - 4));

@@ -15,7 +15,8 @@ function runButton(kind) {
 
 function onKey(e) {
   const tag = (e.target && e.target.tagName) || '';
-  if (e.ctrlKey || e.metaKey || e.altKey || /^(INPUT|TEXTAREA|SELECT)$/.test(tag) || (e.target && e.target.isContentEditable)) return;
+  if (e.ctrlKey || e.metaKey || e.altKey || /^(INPUT|TEXTAREA|SELECT)$/.test(tag)
+      || (e.target && e.target.isContentEditable)) return;
   const kinds = ACTIONS[e.key];
   if (!kinds) return;
   for (const kind of kinds) {
@@ -24,7 +25,7 @@ function onKey(e) {
   }
 }
 
-export default function (component) {
+export default function () {
   if (!window.__mlsimPresentKeys) {  // once per page, however often the component is redrawn
     window.__mlsimPresentKeys = true;
     document.addEventListener('keydown', onKey, true);

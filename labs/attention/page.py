@@ -1,6 +1,12 @@
 """Attention lab: the pipeline stage by stage, the notes' worked numbers, and a tiny transformer trained live."""
 import streamlit as st
 
+from labs.attention.permutation import permutation_section
+from labs.attention.schema import PAGE, SCHEMA
+from labs.attention.training import compare_section, train_section
+from labs.attention.widgets import remembered
+from sim.core.text import html
+from sim.plots.attention import PIPELINE_ROWS, bars_figure, pipeline_figures, sharpness_figure, variance_figure
 from sim.transformers.attention import (
     SHARPNESS_HEAD_DIMS,
     dot_variance,
@@ -15,17 +21,11 @@ from sim.transformers.attention import (
     sharpness_by_head_dim,
     stable_softmax_table,
 )
-from sim.plots.attention import PIPELINE_ROWS, bars_figure, pipeline_figures, sharpness_figure, variance_figure
 from sim.transformers.tasks import MAX_TOKENS, PRESETS, split_tokens, utf8_bytes
-from sim.core.text import html
 from sim.transformers.transformer import notes_ffn_text
 from ui import charts
 from ui.course import course_note
 from ui.i18n import t
-from labs.attention.permutation import permutation_section
-from labs.attention.schema import PAGE, SCHEMA
-from labs.attention.training import compare_section, train_section
-from labs.attention.widgets import remembered
 from ui.urlstate import PageState
 
 VARIANCE_PAIRS = 4096  # random pairs per head width of the dot-product variance figure
@@ -78,7 +78,7 @@ def pipeline_section(state: PageState) -> None:
     labels["masked"] = t("att.stage.masked" if p.mask is not None else "att.stage.no_mask")
     figs = pipeline_figures(p.arrays(), [html(tok, 20) for tok in tokens], heads, labels, numbers=v["numbers"])
     for row in PIPELINE_ROWS:
-        for col, key in zip(st.columns(len(row)), row):
+        for col, key in zip(st.columns(len(row)), row, strict=True):
             charts.plotly_chart(col, figs[key], key=f"att.fig.{key}")
             col.caption(t(f"att.explain.{key}"))
     stats = head_stats(p, heads)

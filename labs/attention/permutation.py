@@ -2,9 +2,9 @@
 tokens (the pipeline's layer without position encoding and without a mask)."""
 import streamlit as st
 
-from sim.transformers.attention import permutation_check, permutation_stats
-from sim.plots.attention import permutation_figures
 from sim.core.text import html
+from sim.plots.attention import permutation_figures
+from sim.transformers.attention import permutation_check, permutation_stats
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
@@ -25,12 +25,12 @@ def permutation_section(state: PageState, tokens: list[str]) -> None:
     if check.same_sequence:
         st.info(t("att.perm_same"))
     stats = permutation_stats(check)
-    for col, key in zip(st.columns(len(GAPS)), GAPS):
+    for col, key in zip(st.columns(len(GAPS)), GAPS, strict=True):
         col.metric(t(f"att.perm_metric.{key}"), stats[key], help=t(f"att.perm_metric.{key}_help"))
     st.markdown(t("att.perm_verdict_ok" if check.equivariant else "att.perm_verdict_bad"))
     figs = permutation_figures(check.output.numpy(), check.permuted_output.numpy(), [html(x, 20) for x in tokens],
                                [html(x, 20) for x in check.permuted_tokens],
                                {k: t(f"att.perm_fig.{k}") for k in ("before", "after")})
-    for col, fig, key in zip(st.columns(2), figs, ("before", "after")):
+    for col, fig, key in zip(st.columns(2), figs, ("before", "after"), strict=True):
         charts.plotly_chart(col, fig, key=f"att.fig.perm_{key}")
     st.caption(t("att.perm_help"))

@@ -3,6 +3,7 @@ import time
 
 import streamlit as st
 
+from labs.attention.widgets import remembered
 from sim.plots.attention import live_frame, position_figure
 from sim.transformers.tasks import CORPORA, LETTERS, lab_task
 from sim.transformers.transformer import LMTrainer, generation_report, lab_trainer
@@ -10,7 +11,6 @@ from ui import charts, live_plots, live_run
 from ui.i18n import t
 from ui.player import Player
 from ui.urlstate import PageState
-from labs.attention.widgets import remembered
 
 REPORT_S = 2.0  # while playing, what the models generate is redone at most this often
 MAX_TEXT = 2000  # longest training text
@@ -29,7 +29,7 @@ def model_controls(state: PageState) -> str:
     with state.controls():
         c = st.columns(5)
         task = state.widget("task", container=c[0])
-        for col, name in zip(c[1:], ("layers", "t_heads", "width", "lr")):
+        for col, name in zip(c[1:], ("layers", "t_heads", "width", "lr"), strict=True):
             state.widget(name, container=col)
         c = st.columns(4)
         state.widget("context" if task == "text" else "length", container=c[0])

@@ -15,7 +15,7 @@ def ffn_batch_view(d: int, h: int) -> None:
     st.subheader(t("blk.ffn.batch.title", rows=NOTES_BATCH_ROWS))
     r = notes_ffn_batch()
     st.markdown(t("blk.ffn.batch.intro", rows=NOTES_BATCH_ROWS, x=fmt(r["X"][0], 0), y=fmt(r["Y"][0], 0)))
-    for col, key in zip(st.columns(len(STAGES)), STAGES):
+    for col, key in zip(st.columns(len(STAGES)), STAGES, strict=True):
         col.markdown(t(f"blk.ffn.batch.{key}", shape=shape_text(r[key].shape)))
         col.code("\n".join(fmt(row, 0) for row in r[key]), language=None)
     gap = float((r["Y"] - r["loop"]).abs().max())

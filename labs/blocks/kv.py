@@ -16,7 +16,8 @@ from ui.urlstate import PageState
 def kv_section(state: PageState) -> None:
     st.markdown(t("blk.kv.intro"))
     c = st.columns(5)
-    L, H, dh = (state.widget(n, container=col) for n, col in zip(("k_layers", "k_heads", "k_dhead"), c[:3]))
+    L, H, dh = (state.widget(n, container=col)
+                for n, col in zip(("k_layers", "k_heads", "k_dhead"), c[:3], strict=True))
     kv = state.widget("k_kv", container=c[3])
     dtype = state.widget("k_dtype", container=c[4])
     c = st.columns(4)

@@ -4,11 +4,18 @@ import itertools
 
 import streamlit as st
 
-from sim.transformers.blocks import LN_MODES, DepthConfig, DepthTrainer, init_gradient_ratio
-from sim.transformers.moe import (MODES, PUBLISHED_ROUTING, MoEConfig, MoETrainer, capacity, flops_per_token,
-                                  param_counts)
 from sim.plots.blocks import depth_frame, moe_frame
 from sim.plots.shapes import human_count
+from sim.transformers.blocks import LN_MODES, DepthConfig, DepthTrainer, init_gradient_ratio
+from sim.transformers.moe import (
+    MODES,
+    PUBLISHED_ROUTING,
+    MoEConfig,
+    MoETrainer,
+    capacity,
+    flops_per_token,
+    param_counts,
+)
 from sim.transformers.tasks import LETTERS, lab_task
 from ui import live_plots, live_run
 from ui.course import course_note
@@ -68,7 +75,8 @@ def residual_section(state: PageState) -> None:
     st.markdown(t("blk.res.intro"))
     with state.controls():
         c = st.columns(7)
-        for col, name in zip(c, ("r_task", "r_layers", "r_width", "r_lr", "r_warmup", "r_speed", "r_seed")):
+        names = ("r_task", "r_layers", "r_width", "r_lr", "r_warmup", "r_speed", "r_seed")
+        for col, name in zip(c, names, strict=True):
             state.widget(name, container=col)
     player = depth_player(state.values)
     runs: list[DepthTrainer] = player.model
@@ -113,10 +121,10 @@ def moe_section(state: PageState) -> None:
     st.markdown(t("blk.moe.intro"))
     with state.controls():
         c = st.columns(5)
-        for col, name in zip(c, ("m_experts", "m_k", "m_cf", "m_clusters", "m_lr")):
+        for col, name in zip(c, ("m_experts", "m_k", "m_cf", "m_clusters", "m_lr"), strict=True):
             state.widget(name, container=col)
         c = st.columns(4)
-        for col, name in zip(c, ("m_alpha", "m_gamma", "m_speed", "m_seed")):
+        for col, name in zip(c, ("m_alpha", "m_gamma", "m_speed", "m_seed"), strict=True):
             state.widget(name, container=col)
     v = dict(state.values)
     player = moe_player(v)

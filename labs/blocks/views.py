@@ -6,12 +6,31 @@ import streamlit as st
 import torch
 import torch.nn.functional as F
 
-from sim.transformers.blocks import (POSITIONS, ffn_module, ffn_params, init_stats, norm_view, position_experiment, rope,
-                                     rope_frequencies, rope_pairs, rope_scores, swiglu_hidden, vectors)
-from sim.plots.blocks import (activation_figure, bars_figure, init_figure, norm_figure, position_figures, rope_figure,
-                              score_figure)
 from labs.blocks.ffn_batch import ffn_batch_view
+from sim.plots.blocks import (
+    activation_figure,
+    bars_figure,
+    init_figure,
+    norm_figure,
+    position_figures,
+    rope_figure,
+    score_figure,
+)
 from sim.plots.shapes import human_count
+from sim.transformers.blocks import (
+    POSITIONS,
+    ffn_module,
+    ffn_params,
+    init_stats,
+    norm_view,
+    position_experiment,
+    rope,
+    rope_frequencies,
+    rope_pairs,
+    rope_scores,
+    swiglu_hidden,
+    vectors,
+)
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
@@ -39,7 +58,7 @@ def norm_section(state: PageState) -> None:
     with state.controls():
         c = st.columns([3, 1, 1, 1, 1])
         kind = state.widget("n_kind", container=c[0])
-        B, T, d = (state.widget(n, container=col) for n, col in zip(("n_B", "n_T", "n_d"), c[1:4]))
+        B, T, d = (state.widget(n, container=col) for n, col in zip(("n_B", "n_T", "n_d"), c[1:4], strict=True))
         seed = state.widget("n_seed", container=c[4])
         c = st.columns(3)
         cell = (bounded(state, "n_b", 0, B - 1, c[0]), bounded(state, "n_t", 0, T - 1, c[1]),
@@ -52,8 +71,8 @@ def norm_section(state: PageState) -> None:
     if v.mean is None:
         st.latex(rf"y = \frac{{x}}{{\mathrm{{RMS}}}} = \frac{{{x:.3f}}}{{{v.scale:.3f}}} = {y:.3f}")
     else:
-        st.latex(rf"y = \frac{{x-\mu}}{{\sqrt{{\sigma^2+\epsilon}}}} = \frac{{{x:.3f} - ({v.mean:.3f})}}{{{v.scale:.3f}}}"
-                 rf" = {y:.3f}")
+        st.latex(rf"y = \frac{{x-\mu}}{{\sqrt{{\sigma^2+\epsilon}}}}"
+                 rf" = \frac{{{x:.3f} - ({v.mean:.3f})}}{{{v.scale:.3f}}} = {y:.3f}")
     if kind == "batch" and B * T == 1:
         st.warning(t("blk.norm.batch_one"), icon=":material/warning:")
     labels = {k: t(f"blk.norm.fig.{k}") for k in ("input", "output", "sample", "position", "feature")}
@@ -112,7 +131,7 @@ def position_section(state: PageState) -> None:
     st.caption(t("blk.pos.rope_help"))
     st.subheader(t("blk.pos.relative"))
     c = st.columns(3)
-    m, n, s = (state.widget(name, container=col) for name, col in zip(("p_m", "p_n", "p_shift"), c))
+    m, n, s = (state.widget(name, container=col) for name, col in zip(("p_m", "p_n", "p_shift"), c, strict=True))
     rows = rope_scores(q, k, m, n, [0, s, 2 * s, 7 * s])
     st.dataframe(pd.DataFrame(rows, columns=[t("blk.pos.col.m"), t("blk.pos.col.n"), t("blk.pos.col.diff"),
                                              t("blk.pos.col.dot")]).style.format({t("blk.pos.col.dot"): "{:.10f}"}),

@@ -4,12 +4,18 @@ import random
 import streamlit as st
 
 from labs.classification.config import make_config
-from labs.classification.results import (curves_panel, downloads, evaluation_panel, features_panel, model_notes_panel,
-                                         why_cross_entropy)
+from labs.classification.results import (
+    curves_panel,
+    downloads,
+    evaluation_panel,
+    features_panel,
+    model_notes_panel,
+    why_cross_entropy,
+)
 from labs.classification.schema import PAGE, SCHEMA
 from sim.core.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS, split_sizes
-from sim.nets.training import Trainer
 from sim.core.upload import parse_points_csv
+from sim.nets.training import Trainer
 from ui import live, live_run
 from ui.i18n import t
 from ui.player import Player
@@ -78,7 +84,7 @@ def model_controls(state: PageState) -> None:
             ("loss", "regularization", "reg_rate", "dropout", None))
     v = state.values
     for names in rows:
-        for col, name in zip(st.columns(len(names)), names):
+        for col, name in zip(st.columns(len(names)), names, strict=True):
             if name == "loss" and v["problem"] == "regression":
                 # regression trains on squared error only; the classification choice stays stored
                 col.selectbox(t("cls.loss"), [t("cls.loss.squared_error")], disabled=True, key="cls.loss_regression")
@@ -134,7 +140,7 @@ def main() -> None:
                 return
             live_panel(state, player)
             with state.controls():
-                for name, col in zip(("discretize", "show_test", "speed"), st.columns(3)):
+                for name, col in zip(("discretize", "show_test", "speed"), st.columns(3), strict=True):
                     state.widget(name, container=col)
             with player.lock:
                 model_notes_panel(player.model)

@@ -1,18 +1,18 @@
 """The classification lab's results under the live view: loss curves, evaluation (tuned on the validation set,
 the test set evaluated once, on request), what the model is called, why cross-entropy, how many features an input
 is, downloads."""
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import streamlit as st
 
-from sim.nets import metrics
 from sim.core.export import VAL_HISTORY_COLUMNS, history_csv, weights_json
+from sim.nets import metrics
 from sim.nets.losses import logit_gradients
+from sim.nets.training import Trainer, affine_formula, collapse_linear, feature_examples, model_notes
 from sim.plots.curves import accuracy_curves, loss_curves
 from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
 from sim.plots.losses import gradient_figure
-from sim.nets.training import Trainer, affine_formula, collapse_linear, feature_examples, model_notes
 from ui import charts
 from ui.i18n import t
 from ui.player import Player
@@ -51,7 +51,7 @@ def evaluation_panel(state: PageState, trainer: Trainer) -> None:
         m = metrics.binary_metrics(y, proba[:, 1], thr)
         labels["threshold"] = t("cls.plot.threshold", thr=f"{thr:.2f}")
         cols = st.columns(6)
-        for col, name in zip(cols, ("accuracy", "precision", "recall", "f1")):
+        for col, name in zip(cols, ("accuracy", "precision", "recall", "f1"), strict=False):
             col.metric(t(f"cls.metric.{name}"), f"{getattr(m, name):.3f}")
         majority = metrics.majority_accuracy(y)
         cols[4].metric(t("cls.metric.majority"), f"{majority:.3f}", help=t("cls.metric.majority_help"))
@@ -92,7 +92,7 @@ def final_test_panel(trainer: Trainer, threshold: float | None) -> None:
         st.info(t("cls.test.stale" if trainer.test_evaluation else "cls.test.not_yet"))
         return
     names = [n for n in ("accuracy", "precision", "recall", "f1", "auc", "ap") if n in result]
-    for col, name in zip(st.columns(len(names) + 1), names + ["n_test"]):
+    for col, name in zip(st.columns(len(names) + 1), names + ["n_test"], strict=True):
         value = result["n" if name == "n_test" else name]
         col.metric(t(f"cls.metric.{name}"), "—" if value is None else (value if name == "n_test" else f"{value:.3f}"))
     if result["threshold"] is not None:
@@ -152,6 +152,6 @@ def downloads(trainer: Trainer) -> None:
     c1.download_button(t("cls.download_curves"), history_csv(trainer.history, VAL_HISTORY_COLUMNS), "curves.csv",
                        "text/csv", icon=":material/show_chart:", disabled=not trainer.history)
     meta = {"epoch": trainer.epoch, "features": list(trainer.config.features), "outputs": trainer.n_classes,
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+            "date": datetime.now(UTC).isoformat(timespec="seconds")}
     c2.download_button(t("cls.download_weights"), weights_json(vars(trainer.config), trainer.layers(), meta),
                        "weights.json", "application/json", icon=":material/data_object:")

@@ -106,8 +106,7 @@ def bank_question(text: str) -> BankQuestion | None:
 
 def right_answer(question: cr.Question) -> None:
     """After the reveal, a bank question's right option."""
-    found = bank_question(question.text)
-    if question.revealed and found:
+    if question.revealed and (found := bank_question(question.text)):
         st.markdown(t("room.right", a=t(f"room.q.{found.id}.{found.answer}")))
 
 

@@ -1,9 +1,9 @@
 """The generalisation lab's cross-validation folds, one by one: Play / Pause / Step over sim's frames."""
 import streamlit as st
 
+from labs.generalization import labels
 from sim.fitting.generalization import CurveData, Fold
 from sim.plots.generalization import cv_frame
-from labs.generalization import labels
 from ui.components import in_fragment_rerun
 from ui.i18n import t
 from ui.live_plots import show_frames

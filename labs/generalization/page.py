@@ -3,15 +3,23 @@ import random
 
 import streamlit as st
 
-from sim.fitting import leakage
-from sim.fitting.fit import FitConfig
-from sim.fitting.generalization import CurveData, capacity_sweep, cross_validate, curve_data, cv_summary, fit_errors, \
-    noisy_points, odd_test_share
-from sim.plots import generalization as plots
 from labs.generalization import labels
 from labs.generalization.cv_view import cv_view
 from labs.generalization.live import live_section
 from labs.generalization.schema import PAGE, SCHEMA
+from sim.fitting import leakage
+from sim.fitting.fit import FitConfig
+from sim.fitting.generalization import (
+    CurveData,
+    capacity_sweep,
+    cross_validate,
+    curve_data,
+    cv_summary,
+    fit_errors,
+    noisy_points,
+    odd_test_share,
+)
+from sim.plots import generalization as plots
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
@@ -47,7 +55,7 @@ def current_data(v: dict) -> CurveData:
 def data_controls(state: PageState) -> None:
     with state.controls():
         cols = st.columns([2, 2, 2, 2, 2, 1.5], vertical_alignment="bottom")
-        for col, name in zip(cols, ("n", "noise", "train", "val", "seed")):
+        for col, name in zip(cols, ("n", "noise", "train", "val", "seed"), strict=False):
             state.widget(name, container=col)
         cols[5].button(t("gen.regenerate"), on_click=regenerate, icon=":material/casino:")
         test = odd_test_share(state.values["train"], state.values["val"])
@@ -58,7 +66,7 @@ def data_controls(state: PageState) -> None:
 def widgets(state: PageState, *names: str) -> None:
     """One row of the settings `names`."""
     with state.controls():
-        for col, name in zip(st.columns(len(names)), names):
+        for col, name in zip(st.columns(len(names)), names, strict=True):
             state.widget(name, container=col)
 
 
@@ -124,10 +132,10 @@ def capacity_section(state: PageState) -> None:
     sweep = cached_sweep(ss["gen.data_key"])
     fit = fit_errors(data, degree)
     figures = plots.capacity_figures(data, sweep, fit, degree, *labels.capacity(sweep, len(data.train), degree))
-    for col, fig, key in zip(st.columns(2), figures, ("gen.sweep_fig", "gen.fit_fig")):
+    for col, fig, key in zip(st.columns(2), figures, ("gen.sweep_fig", "gen.fit_fig"), strict=True):
         charts.plotly_chart(col, fig, key=key)
     st.caption(t("gen.cap.draws", draws=sweep.draws, best=sweep.best))
-    for col, name in zip(st.columns(3), ("train", "val", "new")):
+    for col, name in zip(st.columns(3), ("train", "val", "new"), strict=True):
         col.metric(t(f"gen.cap.metric.{name}", d=degree), f"{getattr(fit, name):.4f}")
     st.subheader(t("gen.es.title"))
     st.markdown(t("gen.es.intro"))

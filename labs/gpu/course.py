@@ -15,7 +15,8 @@ def sram_correction() -> None:
     spec = GPUS["H100"]
     c = sram_claim(spec)
     course_note(t("gpu.course.article_says", claim=f"{c.claim_bytes / 1e6:g} MB"),
-                t("gpu.course.on_h100", gpu=spec.name, l2=human_bytes(c.l2_bytes), smem=human_bytes(c.smem_per_sm_bytes),
+                t("gpu.course.on_h100", gpu=spec.name, l2=human_bytes(c.l2_bytes),
+                  smem=human_bytes(c.smem_per_sm_bytes),
                   sms=c.n_sm, total=human_bytes(c.smem_total_bytes)))
 
 

@@ -8,8 +8,8 @@ import streamlit as st
 from labs.gpu.measure_common import P, measure_all, run_table, scaling, show_guard, show_refusals, simulated
 from labs.gpu.measure_presets import fig2_preset, naive_dies
 from labs.gpu.measure_reports import reports
-from sim.gpu.report import run_config
 from sim.core.text import md
+from sim.gpu.report import run_config
 from ui.i18n import t
 from ui.schema import parse_value
 from ui.sidebar import cached_device

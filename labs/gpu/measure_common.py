@@ -7,12 +7,11 @@ from dataclasses import asdict
 
 import streamlit as st
 
+from sim.core.text import html, markup, md
 from sim.gpu.measure import IMPLS, measure_attention, plan_click
-from sim.gpu.report import (arithmetic_figures, guard_summary, run_row, simulated_traffic, table_rows,
-                            time_left)
+from sim.gpu.report import arithmetic_figures, guard_summary, run_row, simulated_traffic, table_rows, time_left
 from sim.plots.gpu_measure import scaling_figures
 from sim.plots.shapes import human_bytes
-from sim.core.text import html, markup, md
 from ui import charts
 from ui.i18n import t
 from ui.sidebar import cached_device
@@ -102,7 +101,7 @@ def run_table(runs: list[dict], simulated: list[dict]) -> list[dict]:
                                           "hbm_write", "l2", "l1", "source", "note")}
     notes = {"error": error_text, "counters": counters_note, "model": lambda r: t(f"{P}.model.{r['model']}")}
     rows = []
-    for row, r in zip(table_rows(runs, simulated), runs + simulated):
+    for row, r in zip(table_rows(runs, simulated), runs + simulated, strict=True):
         cells = row | {"impl": impl_name(row["impl"]), "pass": t(f"{P}.pass.{row['pass']}"),
                        "note": notes[row["note"]](r)}
         rows.append({col[k]: bytes_text(v) if k in BYTES else v for k, v in cells.items()})

@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import streamlit as st
 
-from labs.gpu.measure_common import (P, arithmetic, measure_all, plot_labels, plot_rows, run_table, show_guard,
-                                     show_refusals, simulated)
+from labs.gpu.measure_common import (
+    P,
+    arithmetic,
+    measure_all,
+    plot_labels,
+    plot_rows,
+    run_table,
+    show_guard,
+    show_refusals,
+    simulated,
+)
+from sim.core.text import md
 from sim.gpu.bench import PRESETS
 from sim.gpu.measure import free_memory, memory_needed
 from sim.gpu.report import Report, fig2_config
 from sim.plots.gpu_measure import fig2_figure
 from sim.plots.shapes import human_bytes
-from sim.core.text import md
 from ui import charts
 from ui.i18n import t
 from ui.sidebar import cached_device

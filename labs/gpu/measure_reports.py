@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from labs.gpu.measure_common import P, bytes_text, plot_labels, plot_rows, run_table, scaling
+from sim.core.text import markup, md
 from sim.gpu.report import MAX_BYTES, Report, ReportError, bundled_reports, load_report, parse_report
 from sim.plots.gpu_measure import throughput_figure, traffic_figure
-from sim.core.text import markup, md
 from ui import charts
 from ui.i18n import t, t_md
 

@@ -3,7 +3,8 @@
 // change state. Everything plays here: the controls never wait for the server. Python sends the byte counts.
 // (Colours and the frame counters come from live_common.js.)
 const TENSOR = { Q: BLUE, K: ORANGE, V: CLASS[2], O: CLASS[3], S: CLASS[4], P: rgb(PALETTE.brown) };
-const CELL = [mix(WHITE, rgb(PALETTE.masked), 0.25), mix(WHITE, BLUE, 0.45), rgb(PALETTE.masked), mix(WHITE, ORANGE, 0.7)];  // by state code
+const CELL = [mix(WHITE, rgb(PALETTE.masked), 0.25), mix(WHITE, BLUE, 0.45), rgb(PALETTE.masked),
+              mix(WHITE, ORANGE, 0.7)];  // by state code
 const HBM_BG = mix(WHITE, ORANGE, 0.12), L2_BG = mix(WHITE, CLASS[2], 0.12), SM_BG = mix(WHITE, BLUE, 0.1);
 const TRAVEL_MS = 450;  // a tile's trip after Step; while playing, a trip takes most of a step
 const MIN_TRAVEL_MS = 60;  // steps shorter than this show the tile where it arrives
@@ -154,7 +155,9 @@ function layout(d) {
   d.tensors.forEach((t, k) => {  // two columns in HBM, three on chip
     slots[t] = { x: hbm.x + 10 + (k % 2) * 72, y: hbm.y + 34 + Math.floor(k / 2) * 78, w: 64, h: 64 };
   });
-  onChip.forEach((t, k) => { chip[t] = { x: sm.x + 8 + (k % 3) * 57, y: sm.y + 34 + Math.floor(k / 3) * 58, w: 53, h: 48 }; });
+  onChip.forEach((t, k) => {
+    chip[t] = { x: sm.x + 8 + (k % 3) * 57, y: sm.y + 34 + Math.floor(k / 3) * 58, w: 53, h: 48 };
+  });
   return { hbm, l2, sm, slots, chip, compute: { x: sm.x + 8, y: sm.y + 176, w: sm.w - 16, h: 94 } };
 }
 
@@ -171,7 +174,8 @@ function tile(ctx, [x, y], t, name, dashed) {
   ctx.fillStyle = css(mix(WHITE, TENSOR[t], 0.8)); ctx.fillRect(x - w / 2, y - h / 2, w, h);
   ctx.strokeStyle = dashed ? css(CLASS[2]) : PALETTE.ink; ctx.lineWidth = 2; ctx.setLineDash(dashed ? [4, 3] : []);
   ctx.strokeRect(x - w / 2, y - h / 2, w, h); ctx.setLineDash([]);
-  ctx.fillStyle = PALETTE.white; ctx.font = '600 12px sans-serif'; ctx.textAlign = 'center'; ctx.fillText(name, x, y + 4, w - 4);
+  ctx.fillStyle = PALETTE.white; ctx.font = '600 12px sans-serif'; ctx.textAlign = 'center';
+  ctx.fillText(name, x, y + 4, w - 4);
   ctx.textAlign = 'left';
 }
 
@@ -286,7 +290,9 @@ function drawGrid(S) {
     ctx.strokeStyle = PALETTE.ink; ctx.lineWidth = 2;
     const run = e.cells[k];
     if (run) ctx.strokeRect(x0 + run[1] * cw, y0 + run[0] * ch, Math.max((run[2] - run[1]) * cw, 3), Math.max(ch, 3));
-    else if (row !== null && col !== null) ctx.strokeRect(x0 + col * cw, y0 + row * ch, Math.max(cw, 3), Math.max(ch, 3));
+    else if (row !== null && col !== null) {
+      ctx.strokeRect(x0 + col * cw, y0 + row * ch, Math.max(cw, 3), Math.max(ch, 3));
+    }
   }
   ctx.restore();
   ctx.strokeStyle = PALETTE.guide; ctx.lineWidth = 1; ctx.strokeRect(x0 - 0.5, y0 - 0.5, MATRIX + 1, MATRIX + 1);

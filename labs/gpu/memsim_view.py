@@ -9,9 +9,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from labs.gpu.course import tensor_core_note
 from sim.gpu.memsim import MAX_EVENTS, IOReport
 from sim.plots.memsim_anim import animation_payload, largest_animated_n
-from labs.gpu.course import tensor_core_note
 from ui.components import live_component
 from ui.i18n import t
 

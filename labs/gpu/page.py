@@ -1,18 +1,18 @@
 """GPU memory hierarchy lab: the bytes one attention pass moves, simulated tile by tile and measured here."""
 import streamlit as st
 
+from labs.gpu.course import roof_note, sram_correction, tiling_text
+from labs.gpu.measure import measure_section
+from labs.gpu.memsim_view import show_animation
+from labs.gpu.schema import PAGE, SCHEMA
 from sim.gpu.bench import PRESETS as BENCH_PRESETS
 from sim.gpu.measure import DTYPE_BYTES
 from sim.gpu.memsim import GPUS, IOReport, MemsimError, gpu_for, query_block_cap_sram, roofline
 from sim.gpu.sweeps import Chip, SweepPoint, io_report, lab_reports, n_sweep, sram_sweep
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
 from sim.plots.shapes import human_bytes, human_count
-from labs.gpu.course import roof_note, sram_correction, tiling_text
-from labs.gpu.measure import measure_section
 from ui import charts
 from ui.i18n import t
-from labs.gpu.memsim_view import show_animation
-from labs.gpu.schema import PAGE, SCHEMA
 from ui.sidebar import cached_device
 from ui.urlstate import PageState, set_values
 
@@ -38,7 +38,7 @@ def controls(state: PageState) -> None:
     rows = (((("N", {}), ("d", {}), ("B", {}), ("H", {}), ("dtype", {}), ("causal", {})), [1] * 6),
             ((("gpu", {}), ("l2", {}), ("sram_kib", {}), ("block_m", auto), ("block_n", auto)), [5, 4, 4, 4, 4]))
     for row, widths in rows:
-        for col, (name, kw) in zip(st.columns(widths, vertical_alignment="bottom"), row):
+        for col, (name, kw) in zip(st.columns(widths, vertical_alignment="bottom"), row, strict=True):
             state.widget(name, container=col, help=t(f"gpu.{name}.help", **SMEM), **kw)
 
 
@@ -74,7 +74,7 @@ def summary(v: dict, reports: dict[str, IOReport | None], with_l2: dict[str, IOR
                        help=t("gpu.metric.sram_help", bm=tiled.block_m, bn=tiled.block_n, d=v["d"]))
     if any(with_l2.values()):
         cols = st.columns(4)
-        for col, algo in zip(cols, ("naive", "tiled")):
+        for col, algo in zip(cols, ("naive", "tiled"), strict=False):
             r = with_l2[algo]
             if r:
                 col.metric(t(f"gpu.metric.{algo}_l2"), human_bytes(r.hbm_bytes),
@@ -124,7 +124,8 @@ def sweeps(v: dict, config: dict, chip: Chip, reports: dict) -> None:
     sizes = sorted({*SWEEP_SRAM, chip.sram_bytes})
     points = sram_sweep(sizes, v["N"], v["d"], config["batch_heads"], config["dtype_bytes"], config["causal"])
     charts.plotly_chart(right, bytes_vs_sram_figure(points, reports["naive"].hbm_bytes, labels), key="gpu.sweep_sram")
-    right.caption(t("gpu.sweep.sram_note", d=v["d"], knee=human_bytes(query_block_cap_sram(v["d"], config["dtype_bytes"]))))
+    knee = query_block_cap_sram(v["d"], config["dtype_bytes"])
+    right.caption(t("gpu.sweep.sram_note", d=v["d"], knee=human_bytes(knee)))
 
 
 @st.cache_data(max_entries=512, show_spinner=False)

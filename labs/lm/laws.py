@@ -7,17 +7,39 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from sim.language.lm import (LIVE_BUDGETS, LIVE_WIDTHS, MIN_FIT_STEPS, SWEEP_CONTEXT, SWEEPS_DIR, make_task, run_record, sweep,
-                    sweep_points, synthetic_text)
+from labs.lm.examples import plans_view
+from sim.language.lm import (
+    LIVE_BUDGETS,
+    LIVE_WIDTHS,
+    MIN_FIT_STEPS,
+    SWEEP_CONTEXT,
+    SWEEPS_DIR,
+    make_task,
+    run_record,
+    sweep,
+    sweep_points,
+    synthetic_text,
+)
+from sim.language.scaling import (
+    FITS,
+    GPT3_MIX,
+    MODELS,
+    RULES,
+    article_rule,
+    compute_optimal,
+    fit_loss_surface,
+    inference_optimal,
+    isoflop_frontier,
+    kaplan_loss,
+    model_flops,
+    serving_flops,
+    training_flops,
+)
 from sim.plots.lm import curves_chart, inference_figure, isoflop_chart, kaplan_figure, laws_figure, selected_runs
-from sim.language.scaling import (FITS, GPT3_MIX, MODELS, RULES, article_rule, compute_optimal, fit_loss_surface,
-                                  inference_optimal, isoflop_minimum, kaplan_loss, model_flops, serving_flops,
-                                  training_flops)
 from ui import charts
 from ui.course import course_note
 from ui.i18n import t
 from ui.urlstate import PageState
-from labs.lm.examples import plans_view
 
 ss = st.session_state
 
@@ -126,12 +148,12 @@ def sweep_views(sweep_: dict, key: str) -> None:
         st.info(t("lm.sweep_too_small"))
         return
     budgets = sorted({r["budget"] for r in runs})
-    frontier = [m for C in budgets if (m := isoflop_minimum([r["params"] for r in runs if r["budget"] == C],
-                                                            [r["loss"] for r in runs if r["budget"] == C]))]
+    frontier = isoflop_frontier(runs)  # by budget: a budget with too few finite runs has no minimum
     labels = {"N": t("lm.axis.N"), "D": t("lm.axis.tokens"), "loss": t("lm.axis.val_loss"),
               "budget": t("lm.axis.budget")}
     left, right = st.columns(2)
-    event = charts.altair_chart(left, isoflop_chart(runs, labels, frontier), on_select="rerun", key=f"{key}.isoflop")
+    event = charts.altair_chart(left, isoflop_chart(runs, labels, list(frontier.values())), on_select="rerun",
+                                key=f"{key}.isoflop")
     left.caption(t("lm.isoflop_help"))
     chosen = selected_runs(event, runs)
     charts.altair_chart(right, curves_chart(runs, chosen, labels), key=f"{key}.curves")
@@ -162,7 +184,7 @@ def sweep_views(sweep_: dict, key: str) -> None:
              t("lm.col.fit_n"): f"{compute_optimal(C, fit)[0]:,.0f}",
              t("lm.col.fit_d_n"): f"{compute_optimal(C, fit)[1] / compute_optimal(C, fit)[0]:.1f}",
              **({t("lm.col.held_n"): f"{compute_optimal(C, held)[0]:,.0f}"} if held else {})}
-            for C, m in zip(budgets, frontier)]
+            for C, m in frontier.items()]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.caption(t("lm.frontier_help"))
 

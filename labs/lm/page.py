@@ -3,18 +3,18 @@ entropy floor (or the teacher's text), and scaling laws, published and measured 
 import pandas as pd
 import streamlit as st
 
-from sim.language.grammar import grammar
-from sim.language.lm import MAX_UPLOAD_BYTES, SYNTHETIC_CHARS, TextError, check_text, read_text, synthetic_text
-from sim.plots.lm import token_html
-from sim.core.text import md
-from sim.language.tokenizer import BPE, byte_pieces, make_tokenizer, tokens_per_char
-from ui.i18n import t, t_md
-from ui.upload import upload_box
-from ui.urlstate import PageState
 from labs.lm.examples import next_token_view
 from labs.lm.laws import laws_section, measured_section
 from labs.lm.schema import PAGE, SCHEMA
 from labs.lm.training import train_section
+from sim.core.text import md
+from sim.language.grammar import grammar
+from sim.language.lm import MAX_UPLOAD_BYTES, SYNTHETIC_CHARS, TextError, check_text, read_text, synthetic_text
+from sim.language.tokenizer import BPE, byte_pieces, make_tokenizer, tokens_per_char
+from sim.plots.lm import token_html
+from ui.i18n import t, t_md
+from ui.upload import upload_box
+from ui.urlstate import PageState
 
 SHOWN_CHARS = 300  # characters of the coloured text
 ss = st.session_state
@@ -103,7 +103,7 @@ def merges_table(tok: BPE) -> None:
     rows = [{t("lm.col.id"): new, t("lm.col.left"): repr(vocab[a].decode("utf-8", "replace")),
              t("lm.col.right"): repr(vocab[b].decode("utf-8", "replace")),
              t("lm.col.token"): repr(vocab[new].decode("utf-8", "replace")), t("lm.col.count"): count}
-            for ((a, b), new), count in zip(tok.merges.items(), tok.counts)]
+            for ((a, b), new), count in zip(tok.merges.items(), tok.counts, strict=True)]
     if rows:
         st.dataframe(pd.DataFrame(rows[::-1]), hide_index=True, height=240)
     st.caption(t("lm.merges_help"))

@@ -5,10 +5,19 @@ import time
 
 import streamlit as st
 
-from sim.language.lm import (LMRun, encode_known, generate, lm_trainer, make_task, next_token_probs, prompt_logits,
-                    token_losses, top_tokens)
-from sim.plots.lm import distribution_chart, live_frame, selected_position, token_html, token_loss_chart
 from sim.core.text import md
+from sim.language.lm import (
+    LMRun,
+    encode_known,
+    generate,
+    lm_trainer,
+    make_task,
+    next_token_probs,
+    prompt_logits,
+    token_losses,
+    top_tokens,
+)
+from sim.plots.lm import distribution_chart, live_frame, selected_position, token_html, token_loss_chart
 from ui import charts, live_plots, live_run
 from ui.i18n import t
 from ui.player import Player
@@ -59,17 +68,17 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 def model_controls(state: PageState) -> None:
     c = st.columns(4)
-    for col, name in zip(c, ("context", "layers", "heads", "width")):
+    for col, name in zip(c, ("context", "layers", "heads", "width"), strict=True):
         state.widget(name, container=col)
     c = st.columns(3)
-    for col, name in zip(c, ("lr", "speed", "t_seed")):
+    for col, name in zip(c, ("lr", "speed", "t_seed"), strict=True):
         state.widget(name, container=col)
 
 
 def sampling_controls(state: PageState) -> tuple[float, int, float]:
     c = st.columns(3)
     return tuple(state.widget(n, container=col, help=t(f"lm.{n}.help"))
-                 for col, n in zip(c, ("temperature", "top_k", "top_p")))
+                 for col, n in zip(c, ("temperature", "top_k", "top_p"), strict=True))
 
 
 def live_panel(player: Player, sampling: tuple[float, int, float]) -> None:

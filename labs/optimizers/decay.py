@@ -28,8 +28,10 @@ def decay_section(state: PageState) -> None:
         lam = state.widget("d_lambda", container=c2)
         lr = state.widget("d_lr", container=c3)
         steps = state.widget("d_steps", container=c4)
-    st.latex(rf"L(\theta) = \tfrac12\big(s^2(\theta_1 - 1)^2 + (\theta_2 - 1)^2 / s^2\big),\quad s = {fmt(scale)},\quad "
-             rf"\frac{{|\partial L / \partial\theta_1|}}{{|\partial L / \partial\theta_2|}}\Big|_{{\theta = (0, 0)}} = s^4 = "
+    st.latex(rf"L(\theta) = \tfrac12\big(s^2(\theta_1 - 1)^2 + (\theta_2 - 1)^2 / s^2\big),"
+             rf"\quad s = {fmt(scale)},\quad "
+             rf"\frac{{|\partial L / \partial\theta_1|}}{{|\partial L / \partial\theta_2|}}"
+             rf"\Big|_{{\theta = (0, 0)}} = s^4 = "
              rf"{fmt(gradient_ratio(scaled_quadratic(scale)))}")
     st.latex(RULES)
     out = runs(scale, lr, lam, steps)

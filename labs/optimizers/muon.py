@@ -3,9 +3,9 @@ Muon (hidden matrix) + AdamW (the rest) against AdamW alone training the same sm
 import numpy as np
 import streamlit as st
 
+from sim.optim.muon import SCALED_FLOPS_SHARE, steps_to_reach
 from sim.optim.optimizers import NS_COEFFICIENTS, NS_STEPS, low_rank_matrix, ns_spectrum
 from sim.plots.optimizers import fmt, loss_figure, orthogonality_figure, singular_values_figure, spread
-from sim.optim.muon import SCALED_FLOPS_SHARE, steps_to_reach
 from ui import charts
 from ui.course import course_note
 from ui.i18n import t
@@ -22,8 +22,8 @@ def spectrum(rows: int, cols: int, rank: int, noise: float, seed: int) -> tuple[
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def training(dataset: str, seed: int, steps: int, muon_lr: float, adam_lr: float) -> dict:
-    from sim.optim.muon import compare  # torch: loaded only when this section trains
     from sim.core.threads import configure_threads
+    from sim.optim.muon import compare  # torch: loaded only when this section trains
 
     configure_threads()
     return compare(dataset, seed, steps, muon_lr, adam_lr)

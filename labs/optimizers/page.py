@@ -2,15 +2,15 @@
 Muon's orthogonalisation and Adam's L2 against AdamW's decoupled weight decay."""
 import streamlit as st
 
-from sim.optim.optimizers import OPTIMIZERS, RULE_SOURCE, diverged_at, path, stable_lr, surface, trace
-from sim.plots.optimizers import BRUSH, brushed_steps, loss_chart, losses, paths_figure, update_latex
-from ui import charts
-from ui.i18n import t
 from labs.optimizers.decay import decay_section
 from labs.optimizers.muon import muon_section
 from labs.optimizers.race import race_section
 from labs.optimizers.schema import HYPER, LRS, PAGE, SCHEMA
 from labs.optimizers.views import bounded, memory_section, momentum_section, opt_names, schedules_section
+from sim.optim.optimizers import OPTIMIZERS, RULE_SOURCE, diverged_at, path, stable_lr, surface, trace
+from sim.plots.optimizers import BRUSH, brushed_steps, loss_chart, losses, paths_figure, update_latex
+from ui import charts
+from ui.i18n import t
 from ui.urlstate import PageState, set_values
 
 ss = st.session_state

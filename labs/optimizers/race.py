@@ -24,7 +24,7 @@ def names(scheduled: bool) -> dict[str, str]:
 
 def model_controls(state: PageState) -> None:
     c = st.columns(len(MODEL) + 1)
-    for col, name in zip(c, (*MODEL, "r_speed")):
+    for col, name in zip(c, (*MODEL, "r_speed"), strict=True):
         state.widget(name, container=col)
 
 
@@ -112,7 +112,7 @@ def race_section(state: PageState) -> None:
         return
     with state.controls(expander=t("opt.race.rates"), expanded=False):
         cols = st.columns(len(opts))
-        for col, o in zip(cols, opts):
+        for col, o in zip(cols, opts, strict=True):
             state.widget(f"r_{o}_lr", container=col, label=t("opt.race.lr", name=t(f"opt.r_opts.{o}")))
     v = state.values
     lrs = {o: v[f"r_{o}_lr"] for o in RACERS}

@@ -3,19 +3,51 @@ and the widgets whose range depends on other settings."""
 import numpy as np
 import streamlit as st
 
-from sim.core.data import n_classes
-from sim.optim.optimizers import (OPTIMIZERS, SCHEDULES, STATE_BYTES, converges, critical_beta, diverged_at,
-                                  gd_optimal_rate, mlp_muon_split, momentum_rate, muon_state_bytes, optimal_momentum,
-                                  path, phase_grid, schedule, schedule_args, surface)
-from sim.plots.optimizers import (PICK, gb, memory_rows, momentum_latex, paths_figure, phase_chart, picked_point,
-                                  schedule_figure, state_bytes_figure, steps_to)
-from sim.plots.shapes import human_count
-from sim.transformers.shapes import (ARTICLE_70B, PRESETS, TRAINING_STATE, bytes_per_param, hidden_matrix_params,
-                                     param_counts, training_memory)
-from ui import charts
-from ui.i18n import large, t
 from labs.optimizers.race import schedules_race
 from labs.optimizers.schema import PAGE, SCHEMA
+from sim.core.data import n_classes
+from sim.optim.optimizers import (
+    OPTIMIZERS,
+    SCHEDULES,
+    STATE_BYTES,
+    converges,
+    critical_beta,
+    diverged_at,
+    gd_optimal_rate,
+    mlp_muon_split,
+    momentum_rate,
+    muon_state_bytes,
+    optimal_momentum,
+    path,
+    phase_grid,
+    schedule,
+    schedule_args,
+    surface,
+)
+from sim.plots.optimizers import (
+    PICK,
+    gb,
+    memory_rows,
+    momentum_latex,
+    paths_figure,
+    phase_chart,
+    picked_point,
+    schedule_figure,
+    state_bytes_figure,
+    steps_to,
+)
+from sim.plots.shapes import human_count
+from sim.transformers.shapes import (
+    ARTICLE_70B,
+    PRESETS,
+    TRAINING_STATE,
+    bytes_per_param,
+    hidden_matrix_params,
+    param_counts,
+    training_memory,
+)
+from ui import charts
+from ui.i18n import large, t
 from ui.urlstate import PageState, set_values
 
 ss = st.session_state

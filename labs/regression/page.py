@@ -5,11 +5,20 @@ import random
 import streamlit as st
 
 from labs.regression.schema import PAGE, SCHEMA
-from labs.regression.views import (data_labels, metrics_row, num, outliers_panel, param_labels, residuals_panel,
-                                   show_issues, step_panel, surface_panel)
+from labs.regression.views import (
+    data_labels,
+    metrics_row,
+    num,
+    outliers_panel,
+    param_labels,
+    residuals_panel,
+    show_issues,
+    step_panel,
+    surface_panel,
+)
 from sim.fitting import regression as reg
-from sim.plots import regression as plots
 from sim.fitting.regression_data import RegressionData, make_dataset, parse_regression_csv
+from sim.plots import regression as plots
 from ui import charts, live_run
 from ui.i18n import t, t_md
 from ui.live_plots import show_frames
@@ -39,7 +48,8 @@ def data_controls(state: PageState) -> tuple[RegressionData, tuple]:
     st.button(t("reg.regenerate"), on_click=regenerate, icon=":material/casino:", width="stretch",
               disabled=uploaded is not None)
     uploaded = upload_box("reg", parse_regression_csv,
-                          lambda data: t_md("reg.upload_used", n=len(data.y), columns=data.columns), errors="reg.upload")
+                          lambda data: t_md("reg.upload_used", n=len(data.y), columns=data.columns),
+                          errors="reg.upload")
     if uploaded is not None:
         return uploaded, ("upload", id(uploaded))
     v = state.values
@@ -52,7 +62,7 @@ def data_controls(state: PageState) -> tuple[RegressionData, tuple]:
 # ---------- model ----------
 def model_controls(state: PageState, data: RegressionData) -> reg.ModelConfig:
     cols = st.columns(4, vertical_alignment="bottom")
-    for col, name in zip(cols, ("degree", "loss", "delta", "standardize")):
+    for col, name in zip(cols, ("degree", "loss", "delta", "standardize"), strict=True):
         widget(state, name, container=col)  # δ stays live: the outliers view uses it with any loss
     v = state.values
     return reg.ModelConfig(degree=v["degree"], standardize=v["standardize"], loss=v["loss"],

@@ -4,10 +4,10 @@ import math
 
 import streamlit as st
 
-from sim.fitting import regression as reg
-from sim.plots import regression as plots
-from sim.fitting.regression_data import NOTES_EXAMPLE, RegressionData
 from sim.core.text import html
+from sim.fitting import regression as reg
+from sim.fitting.regression_data import NOTES_EXAMPLE, RegressionData
+from sim.plots import regression as plots
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
@@ -45,7 +45,7 @@ def show_issues(issues: list[tuple[str, dict]]) -> None:
 
 def metrics_row(data: RegressionData, model: reg.Fit) -> None:
     m = reg.scores(data, model)
-    for col, name in zip(st.columns(4), ("mse", "rmse", "mae", "r2")):
+    for col, name in zip(st.columns(4), ("mse", "rmse", "mae", "r2"), strict=True):
         col.metric(t(f"reg.metric.{name}"), num(m[name]), help=t(f"reg.metric.{name}_help"))
     rule = reg.rule_scores(data)
     if rule is not None:  # the notes' rule written by a person: average the two days
@@ -82,7 +82,7 @@ def outliers_panel(data: RegressionData, config: reg.ModelConfig) -> None:
     if not data.outlier.any():
         st.info(t("reg.outliers_none"))
     labels = {**data_labels(data), "fit_all": t("reg.plot.fit_all"), "fit_clean": t("reg.plot.fit_clean")}
-    for col, loss in zip(st.columns(2), ("mse", "huber")):
+    for col, loss in zip(st.columns(2), ("mse", "huber"), strict=True):
         fits = reg.outlier_fits(data, config, loss)
         if fits.fit.overflow:
             col.error(t("reg.issue.overflow"))

@@ -3,14 +3,27 @@ from dataclasses import asdict, replace
 
 import streamlit as st
 
-from sim.plots.shapes import flow_figure, human_bytes, human_count, kv_figure, shape_text, short_name, step_table
-from sim.transformers.shapes import (PRESETS, ModelTrace, ShapeConfig, ShapeError, check_kv_heads, flops_split, follow,
-                        kv_cache_bytes, kv_cache_options, memory_needed, param_counts, shape_chain, trace_model)
-from ui import charts
-from ui.i18n import t
 from labs.shapes.embedding import lookup_view
 from labs.shapes.schema import PAGE, SCHEMA
 from labs.shapes.training import training_memory_view
+from sim.plots.shapes import flow_figure, human_bytes, human_count, kv_figure, shape_text, short_name, step_table
+from sim.transformers.shapes import (
+    PRESETS,
+    ModelTrace,
+    ShapeConfig,
+    ShapeError,
+    check_kv_heads,
+    flops_split,
+    follow,
+    kv_cache_bytes,
+    kv_cache_options,
+    memory_needed,
+    param_counts,
+    shape_chain,
+    trace_model,
+)
+from ui import charts
+from ui.i18n import t
 from ui.sidebar import cached_device
 from ui.urlstate import PageState, set_values
 
@@ -46,7 +59,7 @@ def controls(state: PageState) -> None:
     for name in PRESETS:
         bar.button(t(f"shp.preset.{name}"), on_click=apply_preset, args=(name,), key=f"shp.preset_{name}")
     for row in ROWS:
-        for col, name in zip(st.columns(len(row)), row):
+        for col, name in zip(st.columns(len(row)), row, strict=True):
             extra = {"on_change": keep_plain_mha, "args": (state,)} if name == "n_head" else {}
             state.widget(name, container=col, help=t(f"shp.{name}.help"), **extra)
     state.widget("tie_embeddings", help=t("shp.tie_embeddings.help"))
@@ -84,7 +97,8 @@ def q_chain(trace: ModelTrace, c: ShapeConfig) -> list[int]:
     path = follow(trace.steps, q, trace.steps[q].module.rsplit(".", 1)[0])
     changes = shape_chain(trace.steps, path)
     matmuls = [i for i in changes if trace.steps[i].op == "matmul"]
-    names = dict(zip(matmuls, (t("shp.chain.scores"), t("shp.chain.weighted"))))  # the notes' words for them
+    # the notes' words for them
+    names = dict(zip(matmuls, (t("shp.chain.scores"), t("shp.chain.weighted")), strict=True))
     st.markdown(t("shp.chain", d_h=c.d_head) + "  \n" + " → ".join(
         f"{names.get(i) or short_name(trace.steps[i])} `{shape_text(trace.steps[i].out_shape)}`" for i in changes))
     notes = PRESETS["notes"]

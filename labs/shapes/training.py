@@ -34,6 +34,7 @@ def article_view() -> None:
                   t("shp.train.col.article"): said,
                   t("shp.train.col.computed"): [gigabytes(ours[k]) for k in ARTICLE_PARTS]},
                  hide_index=True, key="shp.article_df")
-    st.caption(t("shp.train.article_note", said=gigabytes(ARTICLE_70B["total"]), theirs=gigabytes(theirs["total"]), b_theirs=bytes_per_param("article"),
-                 moments=gigabytes(ours["optimizer"]), grads=gigabytes(ours["grads"]), master=gigabytes(ours["master"]),
+    st.caption(t("shp.train.article_note", said=gigabytes(ARTICLE_70B["total"]), theirs=gigabytes(theirs["total"]),
+                 b_theirs=bytes_per_param("article"), moments=gigabytes(ours["optimizer"]),
+                 grads=gigabytes(ours["grads"]), master=gigabytes(ours["master"]),
                  b=bytes_per_param("mixed"), ours=gigabytes(ours["total"])))

@@ -5,6 +5,7 @@ from the model's own torch.Generator, never from torch's global RNG, which every
 server shares (two sessions seeding it at once would get each other's numbers).
 """
 import math
+from itertools import pairwise
 
 import torch
 import torch.nn.functional as F
@@ -51,7 +52,8 @@ class Dropout(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.training and self.p > 0:
             return dropout(x, self.p, self.generator)
-        return F.dropout(x, self.p, training=False)  # x itself, still a "dropout" step in sim.transformers.shapes' traced chain
+        # x itself, still a "dropout" step in sim.transformers.shapes' traced chain
+        return F.dropout(x, self.p, training=False)
 
 
 class Dense(nn.Module):
@@ -81,7 +83,7 @@ class MLP(nn.Module):
     ):
         super().__init__()
         widths = (n_in, *hidden, n_out)
-        self.layers = nn.ModuleList(Dense(a, b, generator) for a, b in zip(widths[:-1], widths[1:]))
+        self.layers = nn.ModuleList(Dense(a, b, generator) for a, b in pairwise(widths))
         self.activation = ACTIVATIONS[activation]
         self.dropout = dropout
         self.generator = generator  # draws initial weights and dropout masks, so a seeded run repeats

@@ -4,7 +4,8 @@ from functools import cache
 
 @cache
 def configure_threads() -> None:
-    """Give torch one intra-op thread; the first call sets it (app.py at start-up, the benchmarks), later ones do nothing.
+    """Give torch one intra-op thread; the first call sets it (app.py at start-up, the benchmarks), later ones do
+    nothing.
 
     Process-wide on purpose: every session of a Streamlit server is a thread of one process, so a per-call
     set-and-restore by overlapping sessions would leave whatever the last one restored for everyone.

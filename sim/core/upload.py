@@ -66,7 +66,7 @@ def parse_points_csv(raw: bytes, problem: Problem = "classification") -> Uploade
     rows = data_rows(rows, len(header))
     names = (header[feature_cols[0]], header[feature_cols[1]])
     features = [numbers(rows, c, header[c], "non_numeric") for c in feature_cols]
-    X = np.column_stack([_rescale(f, name, "constant_feature") for f, name in zip(features, names)])
+    X = np.column_stack([_rescale(f, name, "constant_feature") for f, name in zip(features, names, strict=True)])
     label_name = header[label_col]
     if problem == "regression":
         target = numbers(rows, label_col, label_name, "label_not_numeric")
@@ -189,7 +189,7 @@ def _classes(rows: list[tuple[int, list[str]]], col: int, name: str) -> tuple[np
     """Class indices 0..k-1 and the sorted class names (numerically, if every label is a number)."""
     cells = [cells[col] for _, cells in rows]
     values = [_to_float(cell) for cell in cells]
-    for (row, _), cell, value in zip(rows, cells, values):
+    for (row, _), cell, value in zip(rows, cells, values, strict=True):
         if not cell or (value is not None and not math.isfinite(value)):
             raise UploadError("nan", {"row": row, "column": name})
     numbers = [value for value in values if value is not None]

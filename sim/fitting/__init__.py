@@ -1,1 +1,2 @@
-"""Regression and generalisation labs: least squares and gradient descent, splits, cross-validation, leakage, fitting curves."""
+"""Regression and generalisation labs: least squares and gradient descent, splits, cross-validation, leakage,
+fitting curves."""

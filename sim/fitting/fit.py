@@ -156,7 +156,8 @@ class FitTrainer:
         closed form: a weight whose data gradient is weaker than λ lands exactly on 0 and stays there.
         """
         scale = self.config.lr * self.config.l1
-        for w, v, step in zip(self._weights, self._v, self._steps):
+        n = len(self._weights)  # the weights come first in _params, and so in Adam's state
+        for w, v, step in zip(self._weights, self._v[:n], self._steps[:n], strict=True):
             correction = math.sqrt(1 - BETA2 ** float(step))  # √v̂ = √v / √(1 - β2^t)
             threshold = v.sqrt().div_(correction).add_(EPS).reciprocal_().mul_(scale)
             w.copy_(w.sign() * (w.abs() - threshold).clamp_min_(0.0))
@@ -185,13 +186,13 @@ class FitTrainer:
         if record["val_loss"] < self.best_val:
             self.best_val, self.best_epoch = record["val_loss"], self.epoch
             with torch.no_grad():
-                for saved, p in zip(self._best, self._params):
+                for saved, p in zip(self._best, self._params, strict=True):
                     saved.copy_(p)
 
     @torch.no_grad()
     def restore_best(self) -> None:
         """Put the best checkpoint (lowest validation loss) back into the model and end the run."""
-        for p, saved in zip(self._params, self._best):
+        for p, saved in zip(self._params, self._best, strict=True):
             p.copy_(saved)
         self.stopped = True
 

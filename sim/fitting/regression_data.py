@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.fitting.regression import least_squares, robust_spread
 from sim.core.upload import UploadError, data_rows, numbers, pick_columns, read_table
+from sim.fitting.regression import least_squares, robust_spread
 
 DATASETS = ("linear", "quadratic", "sine", "area_price", "study_score", "temperature")
 # the course notes' worked example: inputs (n, 1), targets and the learning rate of its one written-out update
@@ -110,7 +110,7 @@ def parse_regression_csv(raw: bytes) -> RegressionData:
     rows = data_rows(rows, len(header))
     x = np.column_stack([numbers(rows, c, header[c], "non_numeric") for c in inputs])
     y = numbers(rows, target, header[target], "label_not_numeric")
-    for c, col in zip(inputs, x.T):
+    for c, col in zip(inputs, x.T, strict=True):
         if np.ptp(col) == 0:
             raise UploadError("constant_feature", {"column": header[c]})
     if np.ptp(y) == 0:

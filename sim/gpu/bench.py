@@ -90,7 +90,7 @@ def measurement_set(quick: bool = False, log: Callable[[str], None] = print,
         target = {"B": 1, "H": 2, "N": 512, "d": 64, "dtype": "float32"}
         sweep_n, sweep_bh, repeats = (256, 512, 1024, 2048, 4096, 8192), (1, 2), 3
         flash_configs = FLASH_CONFIGS[:1]
-    report = {"bench": "gpu", "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    report = {"bench": "gpu", "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
               "device": asdict(info), "driver": _driver(), "versions": _versions(), "quick": quick,
               "modelled_l2": {"l2_bytes": l2, "n_sm": n_sm, "from": "this device" if cuda else gpu.name},
               "results": {}}

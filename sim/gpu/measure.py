@@ -285,7 +285,7 @@ CAL_MAX_N = 16384
 CAL_MAX_FLOPS = {"cpu": 1e9, "cuda": 1e12}
 CAL_MAX_BYTES = {"cpu": 2**27, "cuda": 2**30}  # a calibration step allocates at most this, and 1/4 of the free memory
 CAL_MAX_AGE_S = 600  # then calibrated again: the load on a shared server changes
-_CALIBRATIONS: dict[tuple, "Calibration"] = {}  # read and written with MEASURE_LOCK held
+_CALIBRATIONS: dict[tuple, Calibration] = {}  # read and written with MEASURE_LOCK held
 _CALIBRATIONS_KEPT = 512
 
 

@@ -116,7 +116,7 @@ class _Grid:
     causal: bool
 
     @classmethod
-    def of(cls, report: "IOReport") -> "_Grid":
+    def of(cls, report: IOReport) -> _Grid:
         return cls(report.N, report.d, report.block_m, report.block_n, report.causal)
 
     @property

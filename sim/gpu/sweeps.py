@@ -4,8 +4,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sim.gpu.memsim import (MAX_EVENTS, MAX_REPLAY, IOReport, MemsimError, attention_io, block_sizes, replay_cost,
-                            tiled_io_law)
+from sim.gpu.memsim import (
+    MAX_EVENTS,
+    MAX_REPLAY,
+    IOReport,
+    MemsimError,
+    attention_io,
+    block_sizes,
+    replay_cost,
+    tiled_io_law,
+)
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,2 @@
-"""The language-model lab: tokenizer, the synthetic language, the tiny GPT's live run and scaling laws (built on sim.transformers)."""
+"""The language-model lab: tokenizer, the synthetic language, the tiny GPT's live run and scaling laws (built on
+sim.transformers)."""

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
 from sim.core.errors import CodedError
-from sim.language.grammar import grammar
 from sim.core.history import decimate
+from sim.language.grammar import grammar
 from sim.language.tokenizer import make_tokenizer
 from sim.transformers.transformer import LMTrainer, TransformerConfig
 
@@ -54,7 +54,8 @@ def check_text(text: str) -> str:
 
 
 # ---------- sampling ----------
-def next_token_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0) -> torch.Tensor:
+def next_token_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0,
+                     top_p: float = 1.0) -> torch.Tensor:
     """The distribution a sampler draws from, for logits (..., V).
 
     temperature divides the logits (0: all mass on the argmax); top_k > 0 keeps the k most likely tokens; top_p < 1
@@ -241,7 +242,7 @@ def generate(trainer: LMTrainer, prompt: str, n: int, temperature: float, top_k:
 def top_tokens(probs: torch.Tensor, tokenizer, k: int = 10) -> list[tuple[str, float]]:
     """The k most likely tokens of a (V,) distribution as (its text, probability)."""
     p, idx = probs.topk(min(k, probs.numel()))
-    return [(tokenizer.pieces([i])[0], float(q)) for i, q in zip(idx.tolist(), p.tolist())]
+    return [(tokenizer.pieces([i])[0], float(q)) for i, q in zip(idx.tolist(), p.tolist(), strict=True)]
 
 
 @dataclass(frozen=True)

@@ -254,3 +254,15 @@ def isoflop_minimum(sizes, losses) -> tuple[float, float] | None:
         return float(math.exp(x[k])), float(y[k])
     xm = float(np.clip(-c1 / (2 * c2), x[k - 1], x[k + 1]))
     return math.exp(xm), float(c2 * xm * xm + c1 * xm + c0)
+
+
+def isoflop_frontier(runs) -> dict[float, tuple[float, float]]:
+    """Each budget's IsoFLOP minimum (isoflop_minimum of its runs, each a dict with "budget", "params" and "loss"),
+    by budget, in increasing order; a budget with fewer than 3 runs of finite loss has none."""
+    minima = {}
+    for C in sorted({r["budget"] for r in runs}):
+        on_curve = [r for r in runs if r["budget"] == C]
+        m = isoflop_minimum([r["params"] for r in on_curve], [r["loss"] for r in on_curve])
+        if m is not None:
+            minima[C] = m
+    return minima

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import NamedTuple
 
 import numpy as np
@@ -126,7 +127,7 @@ class FastNet:
         init, self._order_rng, self._drop_rng = (
             np.random.default_rng(s) for s in np.random.SeedSequence(seed, spawn_key=(2,)).spawn(3)
         )
-        pairs = list(zip(self.sizes[:-1], self.sizes[1:]))
+        pairs = list(pairwise(self.sizes))
         self.n_weights = sum(int(a * b) for a, b in pairs)
         weights = [init.random((a, b)) - 0.5 for a, b in pairs]  # Playground init: U(-0.5, 0.5), biases 0.1
         self.params = np.concatenate([w.ravel() for w in weights] + [np.full(b, 0.1) for _, b in pairs])
@@ -160,7 +161,7 @@ class FastNet:
             epochs -= k
         if not parts:
             return _no_records()
-        return Records(*(np.concatenate(column) for column in zip(*parts)))
+        return Records(*(np.concatenate(column) for column in zip(*parts, strict=True)))
 
     def train_with(self, X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray, y_test: np.ndarray,
                    orders: np.ndarray, drop_u: np.ndarray, overshoot_above: float = math.inf) -> Records:
@@ -201,7 +202,7 @@ class FastNet:
         flat = np.empty(m * sum(widths))
         _forward_all(self.sizes, self._codes[0], self._codes[1], self.params, X, flat)
         ends = np.cumsum([0] + [m * w for w in widths])
-        return [flat[a:b].reshape(w, m).T for a, b, w in zip(ends[:-1], ends[1:], widths)]
+        return [flat[a:b].reshape(w, m).T for a, b, w in zip(ends[:-1], ends[1:], widths, strict=True)]
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """The outputs of forward_all: class probabilities (m, k), binary as [1-p, p]; or values (m, 1)."""
@@ -210,7 +211,7 @@ class FastNet:
     def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Copies of every layer's (W (out, in), b (out,)), input side first."""
         w_at, b_at, out = 0, self.n_weights, []
-        for a, b in zip(self.sizes[:-1], self.sizes[1:]):
+        for a, b in pairwise(self.sizes):
             out.append((self.params[w_at:w_at + a * b].reshape(a, b).T.copy(), self.params[b_at:b_at + b].copy()))
             w_at, b_at = w_at + a * b, b_at + b
         return out
@@ -234,7 +235,8 @@ class FastNet:
 
     def restore(self, state: dict) -> None:
         """Put back a state() copy."""
-        for a, saved in zip((self.params, self.m, self.v, self.t, self.recent, self.count), state["arrays"]):
+        arrays = (self.params, self.m, self.v, self.t, self.recent, self.count)
+        for a, saved in zip(arrays, state["arrays"], strict=True):
             a[:] = saved
         self._order_rng.bit_generator.state, self._drop_rng.bit_generator.state = state["rngs"]
         self.diverged, self.divergence = state["diverged"]
@@ -424,7 +426,7 @@ def _forward(sizes, act, params, w_off, b_off, acts, pre, n, p_drop, drop_u, e, 
                         acts[l + 1, j, p] = (((acts[l + 1, j, p] + w0 * acts[l, i, p]) + w1 * acts[l, i + 1, p])
                                              + w2 * acts[l, i + 2, p]) + w3 * acts[l, i + 3, p]
                 i += 4
-            for i in range(i, n_in):
+            for i in range(i, n_in):  # noqa: B020  (the inputs the four-at-a-time passes left)
                 for j in range(n_out):
                     w = params[wo + i * n_out + j]
                     for p in range(n):
@@ -608,7 +610,7 @@ def _backward(sizes, act, params, w_off, b_off, acts, pre, delta, grad, n, p_dro
                         delta[l, i, p] = (((delta[l, i, p] + w0 * delta[l + 1, j, p]) + w1 * delta[l + 1, j + 1, p])
                                           + w2 * delta[l + 1, j + 2, p]) + w3 * delta[l + 1, j + 3, p]
                     j += 4
-                for j in range(j, n_out):
+                for j in range(j, n_out):  # noqa: B020  (the outputs the four-at-a-time passes left)
                     w = params[wo + i * n_out + j]
                     for p in range(n):
                         delta[l, i, p] += w * delta[l + 1, j, p]

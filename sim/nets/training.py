@@ -6,12 +6,12 @@ mini-batches of 10 points) costs ~30 µs there, against ~6 ms of per-op overhead
 and the compiled call releases the GIL, so the sessions' threads train on every core.
 """
 
+import itertools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from sim.nets import metrics
 from sim.core.data import (
     CLASSIFICATION_DATASETS,
     DOMAIN,
@@ -22,8 +22,17 @@ from sim.core.data import (
     make_regression,
     split3,
 )
-from sim.nets.fastnet import ACTIVATIONS, OPTIMIZERS, OVERSHOOT, OVERSHOOT_WINDOW, FastNet, constant_guess_loss, regularizer
 from sim.core.history import bound
+from sim.nets import metrics
+from sim.nets.fastnet import (
+    ACTIVATIONS,
+    OPTIMIZERS,
+    OVERSHOOT,
+    OVERSHOOT_WINDOW,
+    FastNet,
+    constant_guess_loss,
+    regularizer,
+)
 
 PROBLEMS = ("classification", "regression")
 REGULARIZATIONS = ("none", "l1", "l2")
@@ -162,7 +171,8 @@ class Trainer:
         acc = self._kind != "regression"
         self.history += [{"epoch": int(e), "train_loss": float(a), "val_loss": float(b),
                           "train_acc": float(c) if acc else None, "val_acc": float(d) if acc else None}
-                         for e, a, b, c, d in zip(r.epoch, r.train_loss, r.test_loss, r.train_acc, r.test_acc)]
+                         for e, a, b, c, d in zip(r.epoch, r.train_loss, r.test_loss, r.train_acc, r.test_acc,
+                                                  strict=True)]
         bound(self.history, "epoch", HISTORY_KEYS)
 
     def recent_train_loss(self) -> float:
@@ -261,7 +271,7 @@ def collapse_linear(layers: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.nda
 def affine_formula(w: np.ndarray, b: float, names: list[str]) -> str:
     """"z = 0.53·x1 − 1.2·x2 + 0.1": one output of collapse_linear, 3 significant digits, features by name."""
     text = "z ="
-    for i, (wi, name) in enumerate(zip(w, names)):
+    for i, (wi, name) in enumerate(zip(w, names, strict=True)):
         sign = "−" if wi < 0 else ("+" if i else "")
         text += f" {sign}{' ' if sign and i else ''}{abs(wi):.3g}·{name}"
     return text + f" {'−' if b < 0 else '+'} {abs(b):.3g}"
@@ -281,7 +291,7 @@ def input_features(shape) -> int:
 
 def mlp_parameters(sizes) -> int:
     """Weights and biases of a dense network with layer sizes (inputs, hidden…, outputs): Σ (a·b + b)."""
-    return sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:]))
+    return sum(a * b + b for a, b in itertools.pairwise(sizes))
 
 
 def feature_examples(features: tuple[str, ...], hidden: tuple[int, ...], n_out: int) -> list[dict]:

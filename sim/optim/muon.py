@@ -9,6 +9,7 @@ Deterministic for a seed: the data come from sim.core.data, the initial weights 
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import numpy as np
 
@@ -30,7 +31,7 @@ def init_mlp(seed: int, sizes: list[int]):
 
     gen = torch.Generator().manual_seed(int(seed))
     out = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+    for fan_in, fan_out in pairwise(sizes):
         bound = 1.0 / math.sqrt(fan_in)
         w = (torch.rand((fan_out, fan_in), generator=gen) * 2 - 1) * bound
         b = (torch.rand((fan_out,), generator=gen) * 2 - 1) * bound

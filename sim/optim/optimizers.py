@@ -16,6 +16,7 @@ NumPy only; no torch (the Muon training comparison, with torch, is sim/optim/muo
 """
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -65,7 +66,7 @@ def muon_state_bytes(on_muon: int, total: int) -> float:
 def mlp_muon_split(sizes: list[int]) -> tuple[int, int]:
     """(parameters Muon takes, all parameters) of an MLP with layer widths `sizes`, weights and biases: Muon takes the
     weight matrices between hidden layers; the input and output layers' weights and every bias stay on AdamW."""
-    weights = [a * b for a, b in zip(sizes[:-1], sizes[1:])]
+    weights = [a * b for a, b in itertools.pairwise(sizes)]
     return sum(weights[1:-1]), sum(weights) + sum(sizes[1:])
 
 

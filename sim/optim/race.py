@@ -5,7 +5,8 @@ Each racer is one run: SGD, heavy-ball momentum (torch.optim.SGD), Adam, AdamW (
 rule, the Lion class below) or Muon (torch.optim.Muon on the hidden width × width matrix, the only 2-D weight
 that is neither the input nor the output layer, and AdamW on the rest). While it trains, a racer measures the
 wall-clock of each step (forward, backward and update; the update alone too) and holds the loss of the whole
-training set after each step (a loss above DIVERGED times its start, or not finite, ends the racer); `state_bytes` counts the bytes its optimisers' state tensors hold.
+training set after each step (a loss above DIVERGED times its start, or not finite, ends the racer);
+`state_bytes` counts the bytes its optimisers' state tensors hold.
 
 A racer can follow a learning-rate schedule (sim.optim.optimizers.schedule, as a factor of its learning rates per
 step): the schedules section trains one racer per schedule. A loss that is no longer finite ends that racer
@@ -185,8 +186,8 @@ class Racer:
 
     def _step(self) -> None:
         factor = self.current_lr_factor()
-        for opt, lrs in zip(self.optimizers, self.base_lrs):
-            for group, lr in zip(opt.param_groups, lrs):
+        for opt, lrs in zip(self.optimizers, self.base_lrs, strict=True):
+            for group, lr in zip(opt.param_groups, lrs, strict=True):
                 group["lr"] = lr * factor
         x, y = self.batch()
         t0 = time.perf_counter()
@@ -214,7 +215,7 @@ class Racer:
     @property
     def history(self) -> list[dict]:
         """The recorded steps as dicts {"step", "loss", "ms", "lr"} (NaN: no value)."""
-        return [dict(zip(self.columns, row)) for row in zip(*self.columns.values())]
+        return [dict(zip(self.columns, row, strict=True)) for row in zip(*self.columns.values(), strict=True)]
 
     def state_bytes(self) -> int:
         """Bytes held by the optimisers' state (0 before the first step: torch allocates it then)."""

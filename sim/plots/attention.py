@@ -39,16 +39,16 @@ def stage_figure(title: str, mats: Sequence[np.ndarray], *, row_labels: Sequence
     x_names = [f"{total + i}" for i in range(total)]  # placeholders for the gap columns, never shown
     block_names = list(block_titles) or [""] * len(mats)
     z = np.full((rows, total), np.nan)
-    for s, m, b in zip(starts, mats, block_names):
+    for s, m, b in zip(starts, mats, block_names, strict=True):
         z[:, s: s + m.shape[1]] = m
         x_names[s: s + m.shape[1]] = [f"{b} {j}·{c}".strip() for j, c in enumerate(col_labels[: m.shape[1]])]
     if row_sums_label:
-        for s, w in zip(starts, widths):
+        for s, w in zip(starts, widths, strict=True):
             x_names[s + w] = f"{x_names[s + w]}Σ"
     masked = None
     if mask is not None:
         masked = np.full((rows, total), np.nan)
-        for s, w in zip(starts, widths):
+        for s, w in zip(starts, widths, strict=True):
             z[:, s: s + w][mask] = np.nan
             masked[:, s: s + w][mask] = 1.0
     if weights:
@@ -66,14 +66,15 @@ def stage_figure(title: str, mats: Sequence[np.ndarray], *, row_labels: Sequence
             xgap=1, ygap=1, text=np.where(masked == 1.0, "×", ""), texttemplate="%{text}" if rows <= 16 else None,
             hovertemplate=f"{masked_label}<extra></extra>"))
     if row_sums_label:
-        for s, m in zip(starts, mats):
+        for s, m in zip(starts, mats, strict=True):
             data.append(go.Scatter(
                 x=[x_names[s + m.shape[1]]] * rows, y=y_names, mode="text", showlegend=False,
                 text=[f"{v:.3f}" for v in np.nansum(m, axis=1)], textfont=dict(size=9, color=TEXT),
                 hovertemplate=f"{row_sums_label}: %{{text}}<extra></extra>"))
     annotations = [dict(x=x_names[s + (w - 1) // 2], y=1.0, yref="paper", yanchor="bottom", text=name,
-                        showarrow=False, font=dict(size=11)) for s, w, name in zip(starts, widths, block_titles)]
-    tick_cols = [int(s + c) for s, w in zip(starts, widths) for c in range(w)]
+                        showarrow=False, font=dict(size=11))
+                   for s, w, name in zip(starts, widths, block_titles, strict=False)]  # titles: one a block, or none
+    tick_cols = [int(s + c) for s, w in zip(starts, widths, strict=True) for c in range(w)]
     return go.Figure(data, dict(
         title=dict(text=title, font=dict(size=13), x=0, y=0.99, yanchor="top"), annotations=annotations,
         height=min(120 + CELL_PX * rows, 720), margin=dict(l=10, r=10, t=50 if block_titles else 34, b=10),
@@ -123,7 +124,7 @@ def variance_figure(head_dims: Sequence[int], measured: dict[str, Sequence[float
 def bars_figure(names: Sequence[str], series_: dict[str, Sequence[float]], y_title: str) -> go.Figure:
     """Grouped bars, one group per name (e.g. the notes' softmax scores and weights), values written on them."""
     fig = go.Figure()
-    for (label, values), colour in zip(series_.items(), (TRAIN_COLOR, TEST_COLOR)):
+    for (label, values), colour in zip(series_.items(), (TRAIN_COLOR, TEST_COLOR), strict=False):
         fig.add_trace(go.Bar(x=list(names), y=list(values), name=label, marker_color=colour,
                              text=[f"{v:.3f}" for v in values], textposition="outside"))
     return compact_layout(fig, "", y_title, height=260)
@@ -157,8 +158,8 @@ def _shape(*dims: int) -> str:
 
 def pipeline_figures(stages: dict[str, np.ndarray | None], tokens: Sequence[str], heads: Sequence[int], labels: dict,
                      numbers: bool) -> dict[str, go.Figure]:
-    """One figure per stage of a sim.transformers.attention.Pipeline (its arrays()), for the chosen heads (indices); numbers in
-    the cells when asked for and the sequence has at most ANNOTATE_MAX_TOKENS tokens.
+    """One figure per stage of a sim.transformers.attention.Pipeline (its arrays()), for the chosen heads (indices);
+    numbers in the cells when asked for and the sequence has at most ANNOTATE_MAX_TOKENS tokens.
 
     labels: a title template per stage ("x", "q", "k", "v", "raw", "scaled", "masked", "weights", "heads_out",
     "concat", "output") with a {shape} field, plus "head" ("head {h}"), "masked_cell" (hover) and "row_sum".
@@ -221,9 +222,9 @@ def loss_text(loss: float | None) -> str:
 
 
 def live_frame(kind: str, runs: Sequence, labels: dict) -> dict:
-    """One frame of the lab's live view of its runs (sim.transformers.transformer.RunView): for "train" (one run) its loss curve
-    and every layer's and head's attention map; for "compare" (causal, then open) both loss curves on one scale
-    with the task's floor, and each run's first-layer maps.
+    """One frame of the lab's live view of its runs (sim.transformers.transformer.RunView): for "train" (one run) its
+    loss curve and every layer's and head's attention map; for "compare" (causal, then open) both loss curves on one
+    scale with the task's floor, and each run's first-layer maps.
 
     labels: "plot.step", "plot.loss", "plot.floor", "plot.train_loss", "plot.map" ({layer} {head}), the run names
     "run.causal", "run.open", "run.causal_short", "run.open_short", and the caption templates "live_caption"
@@ -243,7 +244,7 @@ def live_frame(kind: str, runs: Sequence, labels: dict) -> dict:
     floor = runs[0].floor
     top = max([max(run.curve[1][:50], default=0.0) for run in runs] + [floor or 0.0, 0.1])
     panels = [loss_panel(name(run, short=False), [(labels["plot.loss"], *run.curve, colour)], axes, floor=floor,
-                         y_max=top, width=320) for run, colour in zip(runs, (TEST_COLOR, TRAIN_COLOR))]
+                         y_max=top, width=320) for run, colour in zip(runs, (TEST_COLOR, TRAIN_COLOR), strict=False)]
     for run in runs:
         panels += attention_panels(run.maps[:1], runs[0].tokens, f"{name(run)} · {labels['plot.map']}", run.causal,
                                    size=180)

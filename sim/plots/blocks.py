@@ -62,8 +62,8 @@ def init_figure(acts: Sequence[np.ndarray], grads: Sequence[np.ndarray], act_std
     fig = make_subplots(rows=1, cols=3, subplot_titles=[labels["acts"], labels["grads"], labels["std"]],
                         horizontal_spacing=0.08)
     layers = list(range(1, depth + 1))
-    for col, (m, bins) in enumerate(((histogram_matrix(acts, a_bins), a_bins), (histogram_matrix(logs, g_bins), g_bins)),
-                                    start=1):
+    matrices = ((histogram_matrix(acts, a_bins), a_bins), (histogram_matrix(logs, g_bins), g_bins))
+    for col, (m, bins) in enumerate(matrices, start=1):
         centres = (bins[:-1] + bins[1:]) / 2
         fig.add_trace(go.Heatmap(z=np.sqrt(m), x=centres, y=layers, colorscale="Blues", showscale=False,
                                  hovertemplate=f"{labels['layer']} %{{y}} · %{{x:.3g}}<extra></extra>"), row=1, col=col)
@@ -111,7 +111,8 @@ def score_figure(scores: np.ndarray, title: str, labels: dict) -> go.Figure:
 
 def position_figures(results: Sequence, labels: dict) -> tuple[go.Figure, go.Figure]:
     """The attention of one test sequence per encoding (the trained length marked), and accuracy per position.
-    results: sim.transformers.blocks.PositionResult; labels: "pos.<name>", "key_pos", "query_pos", "accuracy", "trained"."""
+    results: sim.transformers.blocks.PositionResult; labels: "pos.<name>", "key_pos", "query_pos", "accuracy",
+    "trained"."""
     n = len(results)
     heat = make_subplots(rows=1, cols=n, subplot_titles=[labels[f"pos.{r.pos}"] for r in results],
                          horizontal_spacing=0.05)
@@ -119,14 +120,14 @@ def position_figures(results: Sequence, labels: dict) -> tuple[go.Figure, go.Fig
         heat.add_trace(go.Heatmap(z=r.weights, zmin=0, zmax=1, colorscale="Blues", showscale=False,
                                   hovertemplate="m=%{y} n=%{x}: %{z:.2f}<extra></extra>"), row=1, col=col)
         edge = r.train_len - 0.5
-        heat.add_shape(type="line", x0=edge, x1=edge, y0=-0.5, y1=len(r.weights) - 0.5, line=dict(color=RED, dash="dash"),
-                       row=1, col=col)
-        heat.add_shape(type="line", y0=edge, y1=edge, x0=-0.5, x1=len(r.weights) - 0.5, line=dict(color=RED, dash="dash"),
-                       row=1, col=col)
+        heat.add_shape(type="line", x0=edge, x1=edge, y0=-0.5, y1=len(r.weights) - 0.5,
+                       line=dict(color=RED, dash="dash"), row=1, col=col)
+        heat.add_shape(type="line", y0=edge, y1=edge, x0=-0.5, x1=len(r.weights) - 0.5,
+                       line=dict(color=RED, dash="dash"), row=1, col=col)
         heat.update_yaxes(autorange="reversed", row=1, col=col)
     heat.update_layout(height=330, margin=MARGIN)
     acc = go.Figure()
-    for r, colour in zip(results, RUN_COLORS):
+    for r, colour in zip(results, RUN_COLORS, strict=False):
         acc.add_trace(go.Scatter(x=list(range(len(r.accuracy))), y=r.accuracy, name=labels[f"pos.{r.pos}"],
                                  mode="lines+markers", line=dict(color=colour)))
     acc.add_vline(x=results[0].train_len - 0.5, line=dict(color=RED, dash="dash"), annotation_text=labels["trained"])
@@ -137,7 +138,7 @@ def position_figures(results: Sequence, labels: dict) -> tuple[go.Figure, go.Fig
 
 def activation_figure(x: np.ndarray, curves: dict[str, np.ndarray], labels: dict) -> go.Figure:
     fig = go.Figure()
-    for (name, y), colour in zip(curves.items(), (GUIDE, BLUE, ORANGE, GREEN)):
+    for (name, y), colour in zip(curves.items(), (GUIDE, BLUE, ORANGE, GREEN), strict=False):
         fig.add_trace(go.Scatter(x=x, y=y, name=name, line=dict(color=colour)))
     fig.update_layout(height=300, margin=MARGIN, title=labels["title"], legend=dict(orientation="h", y=-0.2))
     return fig
@@ -155,13 +156,15 @@ def bars_figure(names: Sequence[str], values: Sequence[float], title: str, axis:
 def depth_frame(runs: Sequence[tuple[str, list[int], list[float], np.ndarray, np.ndarray, float | None]],
                 labels: dict) -> dict:
     """Pre/Post-LN runs: (name, steps, losses, gradient norm per block now, at initialisation, recent loss). Loss
-    curves, gradient norm per block now (log scale: it spans decades once a run stalls), and at initialisation. labels: "step", "loss", "layer",
-    "grad_norm", "loss_title", "norm_title", "init_title", "caption" ({step})."""
-    loss = xy_panel(labels["loss_title"], [series(s, v, color=c, label=n) for (n, s, v, *_), c in zip(runs, RUN_COLORS)],
+    curves, gradient norm per block now (log scale: it spans decades once a run stalls), and at initialisation.
+    labels: "step", "loss", "layer", "grad_norm", "loss_title", "norm_title", "init_title", "caption" ({step})."""
+    loss = xy_panel(labels["loss_title"],
+                    [series(s, v, color=c, label=n) for (n, s, v, *_), c in zip(runs, RUN_COLORS, strict=False)],
                     x_label=labels["step"], y_label=labels["loss"], width=380, height=260)
 
     def norms(title: str, pick: int, log: bool) -> dict:
-        items = [series(np.arange(1, len(r[pick]) + 1), r[pick], color=c, label=r[0]) for r, c in zip(runs, RUN_COLORS)]
+        items = [series(np.arange(1, len(r[pick]) + 1), r[pick], color=c, label=r[0])
+                 for r, c in zip(runs, RUN_COLORS, strict=False)]
         finite = [float(v) for r in runs for v in np.ravel(r[pick]) if np.isfinite(v)]
         top = max(finite, default=0.0) * 1.1 or 1.0
         return xy_panel(title, items, x_label=labels["layer"], y_label=labels["grad_norm"], width=300, height=260,
@@ -178,7 +181,7 @@ def moe_frame(runs: Sequence[dict], labels: dict) -> dict:
     each run's expert load over time and where each cluster's tokens went. labels: "step", "loss", "loss_title",
     "load_title" ({name}), "cluster_title" ({name}), "expert", "cluster", "caption" ({step})."""
     panels = [xy_panel(labels["loss_title"], [series(r["steps"], r["loss"], color=c, label=r["name"])
-                                              for r, c in zip(runs, RUN_COLORS)],
+                                              for r, c in zip(runs, RUN_COLORS, strict=False)],
                        x_label=labels["step"], y_label=labels["loss"], width=340, height=240)]
     for r in runs:
         E = r["load"].shape[0]

@@ -15,9 +15,18 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from sim.core.data import DOMAIN
-from sim.fitting.generalization import GRID, NOISE_CELLS, CurveData, FitErrors, Fold, NoisyPoints, Sweep, cv_summary, \
-    true_curve
 from sim.core.history import decimate
+from sim.fitting.generalization import (
+    GRID,
+    NOISE_CELLS,
+    CurveData,
+    FitErrors,
+    Fold,
+    NoisyPoints,
+    Sweep,
+    cv_summary,
+    true_curve,
+)
 from sim.fitting.leakage import Leak
 from sim.plots.curves import GUIDE_COLOR, TEST_COLOR, TRAIN_COLOR, compact_layout
 from sim.plots.palette import BLUE, INK, NEUTRAL, ORANGE, PURPLE, RED, tint

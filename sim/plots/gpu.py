@@ -19,9 +19,9 @@ HEIGHT = 360
 def add_line(fig: go.Figure, x, y, name: str, color: str, dash: str | None = None, symbol: str = "circle",
              mode: str = "lines+markers") -> None:
     """A line (or markers) through the points whose y is not None."""
-    pairs = [(a, b) for a, b in zip(x, y) if b is not None]
+    pairs = [(a, b) for a, b in zip(x, y, strict=True) if b is not None]
     if pairs:
-        xs, ys = zip(*pairs)
+        xs, ys = zip(*pairs, strict=True)
         fig.add_trace(go.Scatter(x=xs, y=ys, name=name, mode=mode, line=dict(color=color, dash=dash),
                                  marker=dict(symbol=symbol, size=9 if mode == "markers" else 7)))
 

@@ -38,14 +38,15 @@ def scaling_figures(runs: list[dict], simulated: list[dict], labels: dict) -> tu
     """Measured time against N, and measured peak memory against N next to the simulator's HBM bytes (log-log)."""
     time_fig, memory_fig = go.Figure(), go.Figure()
     for (impl, source), points in _series(runs, "time_ms").items():
-        add_line(time_fig, *zip(*points), _named(labels, impl, source), COLOURS.get(impl, PAPER))
+        add_line(time_fig, *zip(*points, strict=True), _named(labels, impl, source), COLOURS.get(impl, PAPER))
     for (impl, source), points in _series(runs, "peak_bytes").items():
-        add_line(memory_fig, *zip(*points), _named(labels, impl, source), COLOURS.get(impl, PAPER))
+        add_line(memory_fig, *zip(*points, strict=True), _named(labels, impl, source), COLOURS.get(impl, PAPER))
     two_level = [{**r, "hbm": r["hbm_read_bytes"] + r["hbm_write_bytes"]} for r in simulated
                  if r["model"] == "two_level"]
     for (algo, source), points in _series(two_level, "hbm").items():
         name = labels["sim_hbm"].format(algo=labels["impl"].get(algo, algo))
-        add_line(memory_fig, *zip(*points), f"{name} — {source}", COLOURS.get(algo, PAPER), "dash", "diamond")
+        add_line(memory_fig, *zip(*points, strict=True), f"{name} — {source}", COLOURS.get(algo, PAPER), "dash",
+                 "diamond")
     return (log_log(time_fig, labels["x_n"], labels["y_time"], labels["title_time"]),
             log_log(memory_fig, labels["x_n"], labels["y_bytes"], labels["title_memory"]))
 

@@ -72,7 +72,7 @@ def token_loss_chart(pieces: Sequence[str], losses: Sequence[float | None], labe
                      selected: int | None = None) -> alt.Chart:
     """Bars of each token's loss; clicking one selects it (point selection TOKEN_PARAM on field "pos")."""
     rows = [{"pos": i, "token": f"{i}:{shown(p)}", "loss": v if v is not None else 0.0, "chosen": i == selected}
-            for i, (p, v) in enumerate(zip(pieces, losses))]
+            for i, (p, v) in enumerate(zip(pieces, losses, strict=True))]
     pick = alt.selection_point(name=TOKEN_PARAM, fields=["pos"], on="click")
     return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
         x=alt.X("token:N", sort=None, title=labels["token"], axis=alt.Axis(labelAngle=0)),

@@ -14,9 +14,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from sim.plots.curves import compact_layout
+from sim.plots.palette import ALARM, AMBER, BLUE, BROWN, GOOD, GREEN, GUIDE, INK, ORANGE, PURPLE, RED, WHITE, rgba, tint
 from sim.plots.panels import series, xy_panel
-from sim.plots.palette import (ALARM, AMBER, BLUE, BROWN, GOOD, GREEN, GUIDE, INK, ORANGE, PURPLE, RED, WHITE, rgba,
-                               tint)
 
 COLOURS = {"sgd": RED, "momentum": ORANGE, "nesterov": AMBER, "adagrad": BROWN, "rmsprop": PURPLE, "adam": BLUE,
            "adamw": GREEN, "lion": INK, "muon": PURPLE}
@@ -128,7 +127,7 @@ def paths_figure(surf, paths: dict[str, np.ndarray], names: dict[str, str], labe
         fig._validate = False
         cut = [[np.round(_clipped(points[:k + 1], surf), 4) for points in paths.values()] for k in stops]
         fig.frames = [go.Frame(data=[go.Scatter(x=p[:, 0], y=p[:, 1], _validate=False) for p in ps],
-                               traces=shown, name=str(k), _validate=False) for k, ps in zip(stops, cut)]
+                               traces=shown, name=str(k), _validate=False) for k, ps in zip(stops, cut, strict=True)]
         fig._validate = True
         play = dict(frame=dict(duration=80, redraw=False), transition=dict(duration=0), fromcurrent=True)
         fig.update_layout(
@@ -385,9 +384,10 @@ def spread(sv: np.ndarray) -> np.ndarray:
 
 
 def race_frame(views: list[dict], names: dict[str, str], labels: dict, scheduled: bool = False) -> dict:
-    """One frame of the live race (sim.optim.race.Racer.view of each racer): the whole-set losses overlaid (from 0 to the
-    loss at step 0), and beside them the median wall-clock per step of each racer or, for the schedules race
-    (`scheduled`), the learning rate each run used. names: racer label -> shown name; colours by optimiser (schedules: by schedule).
+    """One frame of the live race (sim.optim.race.Racer.view of each racer): the whole-set losses overlaid (from 0 to
+    the loss at step 0), and beside them the median wall-clock per step of each racer or, for the schedules race
+    (`scheduled`), the learning rate each run used. names: racer label -> shown name; colours by optimiser
+    (schedules: by schedule).
     labels: step, loss, ms, lr, loss_title, ms_title, lr_title, caption ({step}), racer ({name} {loss} {ms})."""
     colours = SCHEDULE_COLOURS if scheduled else COLOURS
     second = "lr" if scheduled else "ms"
@@ -445,8 +445,9 @@ def loss_chart(losses: dict[str, np.ndarray], names: dict[str, str], labels: dic
         color=alt.Color("name:N", scale=colours, sort=order, legend=alt.Legend(title=None, orient="top")),
         tooltip=[alt.Tooltip("name:N", title=" "), alt.Tooltip("step:Q", title=labels["step"]),
                  alt.Tooltip("loss:Q", title=labels["loss"], format=".3g")]).add_params(brush)
-    crosses = alt.Chart(pd.DataFrame(ends, columns=["step", "loss", "name"])).mark_point(shape="cross", size=160, color=ALARM, filled=True).encode(
-        x="step:Q", y=y, tooltip=[alt.Tooltip("name:N", title=" ")])
+    crosses = alt.Chart(pd.DataFrame(ends, columns=["step", "loss", "name"])).mark_point(
+        shape="cross", size=160, color=ALARM, filled=True).encode(x="step:Q", y=y,
+                                                                  tooltip=[alt.Tooltip("name:N", title=" ")])
     return alt.layer(lines, crosses).properties(height=HEIGHT - 60)
 
 
@@ -468,8 +469,9 @@ def brushed_steps(state, steps: int) -> tuple[int, int] | None:
 def phase_chart(alphas: np.ndarray, betas: np.ndarray, rates: np.ndarray, current: tuple[float, float],
                 optimum: tuple[float, float], labels: dict, x_scale: float = 1.0) -> alt.LayerChart:
     """The momentum phase diagram in Altair: one cell per (α, β) of the grids coloured by the
-    convergence rate rates[i, j] of betas[i], alphas[j] (≥ 1: diverges, red), the current (α, β) and the optimum marked, x = α · x_scale; a click on a cell is
-    the point selection PICK (fields "step" = α · x_scale and "beta" of the cell's centre).
+    convergence rate rates[i, j] of betas[i], alphas[j] (≥ 1: diverges, red), the current (α, β) and the optimum
+    marked, x = α · x_scale; a click on a cell is the point selection PICK (fields "step" = α · x_scale and "beta" of
+    the cell's centre).
     labels: alpha, beta, rate, current, optimum."""
     rates = np.asarray(rates, dtype=float)
     ax, bs = np.asarray(alphas, dtype=float) * x_scale, np.asarray(betas, dtype=float)

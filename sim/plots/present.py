@@ -50,7 +50,7 @@ def parse_colour(colour: str, background: tuple[int, int, int] = (255, 255, 255)
     if m:
         r, g, b = (float(v) for v in m.groups()[:3])
         a = float(m.group(4)) if m.group(4) is not None else 1.0
-        return tuple(a * v + (1 - a) * w for v, w in zip((r, g, b), background))
+        return tuple(a * v + (1 - a) * w for v, w in zip((r, g, b), background, strict=True))
     return None
 
 
@@ -144,7 +144,8 @@ def _trace(tr: dict, base: float) -> dict:
     marker = tr.get("marker")
     if isinstance(marker, dict):
         if isinstance(marker.get("line"), dict) and isinstance(marker["line"].get("width"), (int, float)):
-            tr["marker"] = marker = {**marker, "line": {**marker["line"], "width": LINE_SCALE * marker["line"]["width"]}}
+            line = {**marker["line"], "width": LINE_SCALE * marker["line"]["width"]}
+            tr["marker"] = marker = {**marker, "line": line}
         if "colorbar" in marker:
             tr["marker"] = {**marker, "colorbar": _colorbar(marker["colorbar"], base)}
     if "colorbar" in tr or kind in ("heatmap", "contour", "surface", "histogram2d", "histogram2dcontour"):

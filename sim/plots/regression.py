@@ -8,10 +8,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from sim.fitting import regression as reg
+from sim.fitting.regression_data import RegressionData, truth
 from sim.plots.curves import TEST_COLOR, TRAIN_COLOR, WHITE, compact_layout
 from sim.plots.palette import GREEN, GUIDE, RED
 from sim.plots.panels import series, xy_panel
-from sim.fitting.regression_data import RegressionData, truth
 
 DATA_COLOR = TEST_COLOR
 FIT_COLOR = TRAIN_COLOR
@@ -251,7 +251,7 @@ def step_formulas(x: np.ndarray, slopes: np.ndarray, grad: float, before: float,
     term = r if bias else rf"{r}\,x_i"
     sums = rf"\frac{{1}}{{{n}}}\sum_i {term}"
     if n <= expand_up_to:
-        parts = [_paren(s) if bias else rf"{_paren(s)}\cdot{_paren(v)}" for s, v in zip(slopes, x)]
+        parts = [_paren(s) if bias else rf"{_paren(s)}\cdot{_paren(v)}" for s, v in zip(slopes, x, strict=True)]
         sums += rf" = \frac{{1}}{{{n}}}\left[{' + '.join(parts)}\right]"
     return [rf"\frac{{\partial L}}{{\partial {param}}} = {sums} = {_num(grad)}",
             rf"{param} \leftarrow {param} - \eta\,\frac{{\partial L}}{{\partial {param}}}"

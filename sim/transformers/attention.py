@@ -362,7 +362,7 @@ def notes_softmax_table(key_header: str) -> str:
     steps = softmax_steps(scores)
     rows = [f"| {key_header} | s | e^s | e^s / Σ |", "|---|---:|---:|---:|"]
     rows += [f"| key{j} | {s:g} | {e:.4f} | **{w:.3f}** |" for j, (s, e, w) in
-             enumerate(zip(scores.tolist(), steps["exp"].tolist(), weights.tolist()))]
+             enumerate(zip(scores.tolist(), steps["exp"].tolist(), weights.tolist(), strict=True))]
     rows.append(f"| Σ | | {steps['exp_sum'].item():.4f} | {steps['stable'].sum().item():.3f} |")
     return "\n".join(rows)
 
@@ -371,7 +371,7 @@ def notes_weighted_sum_text() -> str:
     """The notes' output as the weighted sum of the value vectors, term by term (a code block)."""
     scores, values = torch.tensor(NOTES_SCORES), torch.tensor(NOTES_VALUES)
     weights, out = attend_row(scores, values)
-    terms = " + ".join(f"{w:.3f}×{fmt(v_, 0)}" for w, v_ in zip(weights.tolist(), values.tolist()))
+    terms = " + ".join(f"{w:.3f}×{fmt(v_, 0)}" for w, v_ in zip(weights.tolist(), values.tolist(), strict=True))
     return (f"v0 = {fmt(values[0], 0)}   v1 = {fmt(values[1], 0)}   v2 = {fmt(values[2], 0)}\n"
             f"output = {terms}\n       = {fmt(out)}")
 

@@ -11,9 +11,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sim.transformers.attention import positional_encoding
 from sim.core.history import LossCurve
 from sim.core.models import embedding, linear
+from sim.transformers.attention import positional_encoding
 from sim.transformers.shapes import kv_cache_bytes, trace_shapes
 from sim.transformers.transformer import IGNORE, FeedForward
 
@@ -229,7 +229,8 @@ class InitStats:
 def init_stats(depth: int, width: int, init: str, act: str, seed: int = 0, n: int | None = None) -> InitStats:
     """A plain MLP of `depth` layers (no residuals, no norms) at initialisation: what each layer outputs for random
     inputs, and the gradient that reaches it back from a random regression loss."""
-    n = n or max(64, 2 * HIST_SAMPLES // width)  # inputs: enough values for the histograms, no more (the cost is n·width²)
+    # inputs: enough values for the histograms, no more (the cost is n·width²)
+    n = n or max(64, 2 * HIST_SAMPLES // width)
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(n, width, generator=g)
     target = torch.randn(n, width, generator=g)
@@ -372,7 +373,8 @@ class DeepTransformer(nn.Module):
         super().__init__()
         if c.ln not in LN_MODES:
             raise ValueError("invalid:ln")
-        self.tok, self.pos = embedding(c.vocab_size, c.d_model, generator), embedding(c.block_size, c.d_model, generator)
+        self.tok = embedding(c.vocab_size, c.d_model, generator)
+        self.pos = embedding(c.block_size, c.d_model, generator)
         self.blocks = nn.ModuleList(DepthBlock(c, generator) for _ in range(c.n_layer))
         self.ln_f = nn.LayerNorm(c.d_model) if c.ln == "pre" else nn.Identity()
         self.head = linear(c.d_model, c.vocab_size, False, generator)

@@ -9,10 +9,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sim.transformers.attention import MultiHeadAttention, fmt, positional_encoding
 from sim.core.history import LossCurve
 from sim.core.models import Dropout, embedding, linear
 from sim.core.text import md
+from sim.transformers.attention import MultiHeadAttention, fmt, positional_encoding
 
 IGNORE = -100  # targets that are not scored (cross_entropy's ignore_index)
 ACTIVATIONS = {"gelu": nn.GELU, "relu": nn.ReLU}
@@ -67,9 +67,9 @@ class TinyTransformer(nn.Module):
     """Token embeddings + position encoding, n_layer blocks, final norm, and a head giving next-token logits.
 
     The position encoding is a learned embedding table (config.pos "learned") or the original Transformer's fixed
-    sinusoidal table (sim.transformers.attention.positional_encoding; "sinusoidal", nothing to train). Every random number
-    (initial weights, then dropout masks) comes from `generator`, drawn in the order the modules are built; None
-    draws from torch's global RNG.
+    sinusoidal table (sim.transformers.attention.positional_encoding; "sinusoidal", nothing to train). Every random
+    number (initial weights, then dropout masks) comes from `generator`, drawn in the order the modules are built;
+    None draws from torch's global RNG.
     """
 
     def __init__(self, config: TransformerConfig, generator: torch.Generator | None = None):
@@ -122,7 +122,8 @@ class TinyTransformer(nn.Module):
 
 
 class LMTrainer(LossCurve):
-    """Trains a TinyTransformer on a task (sim.transformers.tasks.Task) a few steps at a time; records the loss of every step."""
+    """Trains a TinyTransformer on a task (sim.transformers.tasks.Task) a few steps at a time; records the loss of
+    every step."""
 
     def __init__(self, config: TransformerConfig, task, lr: float = 3e-3, batch_size: int = 32, seed: int = 0):
         self.config, self.task, self.batch_size, self.lr = config, task, batch_size, lr
@@ -175,7 +176,7 @@ class LMTrainer(LossCurve):
         idx = torch.tensor([self.task.vocab.encode(self.task.prompt_text(p)) for p in prompts])
         answers = [self.task.answer(p) for p in prompts]
         out = self.model.generate(idx, len(answers[0]))[:, idx.size(1):]
-        return sum(self.task.vocab.decode(row) == a for row, a in zip(out, answers)) / n
+        return sum(self.task.vocab.decode(row) == a for row, a in zip(out, answers, strict=True)) / n
 
     @torch.no_grad()
     def position_table(self) -> np.ndarray:

@@ -15,7 +15,7 @@ LOG2E = 1.4426950408889634  # exp(x) = exp2(x·log2 e): exp2 is the GPU's native
 
 
 @triton.jit
-def _flash_fwd(Q, K, V, O,
+def _flash_fwd(Q, K, V, O,  # noqa: E741  (O: the output, as Q, K, V, in the FlashAttention paper)
                stride_qb, stride_qh, stride_qn, stride_qd,
                stride_kb, stride_kh, stride_kn, stride_kd,
                stride_vb, stride_vh, stride_vn, stride_vd,
