@@ -53,11 +53,11 @@ def test_flow_diagram_is_drawn_with_the_notes_chain(server, page):
     assert share(pixels, RED) > 0.001, "Q's path is drawn in red"
     assert share(pixels, BLUE_FILL) > 0.01, "the matrix-product boxes are drawn"
     assert pixels.std() > 20
-    wait_until_drawn(page, "() => document.querySelectorAll('[data-testid=\"stDataFrame\"]').length >= 3")
+    wait_until_drawn(page, "() => document.querySelectorAll('[data-testid=\"stDataFrame\"]').length >= 4")
     body = page.locator('[data-testid="stMain"]').inner_text()
     assert "[2, 4, 5, 5]" in body and "[2, 5, 4, 2]" in body
-    # the step table, and the training-memory table with the article's 70 B example beside it
-    assert page.locator('[data-testid="stDataFrame"]').count() == 3
+    # the step table, the notes' embedding lookup, and the training-memory table with the article's 70 B example
+    assert page.locator('[data-testid="stDataFrame"]').count() == 4
 
 
 def test_typing_sizes_redraws_and_a_bad_combination_gets_a_message(server, page):
