@@ -72,11 +72,12 @@ def _(v):
 
 @outcome("lr_huge")
 def _(v):
-    trainer = trained(v, 300)
-    if trainer.diverged:
+    """Blown up: diverged, or ended far above the same run at 0.03 (the loss jumps about instead of falling)."""
+    trainer, base = trained(v, 300), trained({**v, "lr": 0.03}, 300)
+    end, base_end = trainer.history[-1]["train_loss"], base.history[-1]["train_loss"]
+    if trainer.diverged or end > 2 * base_end:
         return "blows_up"
-    base = trained({**v, "lr": 0.03}, 300)
-    return "faster" if trainer.history[-1]["train_loss"] < 0.95 * base.history[-1]["train_loss"] else "same"
+    return "faster" if end < 0.95 * base_end else "same"
 
 
 @outcome("squares")

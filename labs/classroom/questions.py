@@ -19,7 +19,7 @@ BANK = (
     BankQuestion("linear_deep", "classification", ("curved", "straight", "depends"), "straight",
                  {"dataset": "circle", "features": "x1,x2", "hidden": "4,4,4", "activation": "linear"}),
     BankQuestion("lr_huge", "classification", ("faster", "same", "blows_up"), "blows_up",
-                 {"lr": "10", "activation": "relu", "speed": "10", "train_ratio": "0.5"}),
+                 {"lr": "10", "activation": "relu", "speed": "10"}),
     BankQuestion("squares", "classification", ("yes", "no"), "yes",
                  {"dataset": "circle", "features": "x1sq,x2sq", "hidden": "none", "lr": "0.03"}),
     # regression
