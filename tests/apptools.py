@@ -27,6 +27,8 @@ def fuzz_widget(w, rng, choices: dict[str, tuple], strings: tuple[str, ...] = ("
     """Set a widget to a random value, favouring the ends of its range (where things break)."""
     kind = type(w).__name__
     ends = lambda values: rng.choice([values[0], values[-1], rng.choice(values)])  # noqa: E731
+    if kind == "ButtonGroup" and w.proto.click_mode == w.proto.MULTI_SELECT and w.key in choices:
+        return w.set_value(rng.sample(choices[w.key], rng.randint(1, len(choices[w.key]))))  # a list, as the pills give
     if kind in ("Selectbox", "ButtonGroup", "SelectSlider") and w.key in choices:
         return w.set_value(ends(choices[w.key]))
     if kind == "SelectSlider":

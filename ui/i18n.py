@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from sim.core.text import md
 
 LANGS = ("zh", "en")
 I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+_log = logging.getLogger(__name__)  # a key without a text is shown as itself, and said here (the tests fail on it)
 
 
 @functools.cache
@@ -79,7 +81,10 @@ def t_md(key: str, **params) -> str:
 
 def t(key: str, **params) -> str:
     """The text of `key` in the user's language, with {placeholders} filled; lists read "a, b, c"."""
-    text = catalogue(lang()).get(key, key)
+    text = catalogue(lang()).get(key)
+    if text is None:
+        _log.warning("no text for key %r in %s", key, lang())
+        text = key
     if not params:
         return text
     return text.format(**{k: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v for k, v in params.items()})
