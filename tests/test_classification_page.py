@@ -1,9 +1,9 @@
 """AppTest: every page runs in both languages, every widget can be changed, bad input is handled."""
 import random
-import time
 
 import pytest
 from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
+from waits import wait_until
 
 from sim.core.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS
 from ui.i18n import catalogue
@@ -165,9 +165,7 @@ def test_a_training_thread_that_fails_gets_a_message_and_play_works_again():
 
     trainer.step = failing_step
     next(b for b in at.button if b.label == catalogue("en")["cls.play"]).click().run()
-    deadline = time.monotonic() + 10
-    while player.playing and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: not player.playing, 10, "the failing thread to stop the run")
     at.run()
     assert not at.exception and not player.playing and isinstance(player.error, MemoryError)
     assert catalogue("en")["live.failed"] in [e.value for e in at.error]
@@ -175,8 +173,6 @@ def test_a_training_thread_that_fails_gets_a_message_and_play_works_again():
     play = next(b for b in at.button if b.label == catalogue("en")["cls.play"])
     assert not play.disabled  # nothing the user had is lost: the same model goes on
     play.click().run()
-    deadline = time.monotonic() + 10
-    while trainer.epoch <= epoch and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: trainer.epoch > epoch, 10, "training to go on")
     assert trainer.epoch > epoch and at.session_state["cls.player"] is player
     player.close()
