@@ -134,7 +134,8 @@ def test_a_diverged_run_says_so_and_reset_recovers():
     at.session_state["att.train.player"].model[0].diverged = True
     at.run()
     assert EN["att.diverged"].format(lr=0.003) in texts(at)
-    assert all(b.disabled for b in at.button if b.key in ("att.train.play", "att.train.step"))
+    assert {b.key: b.disabled for b in at.button if b.key in ("att.train.play", "att.train.step")} == \
+        {"att.train.play": True, "att.train.step": True}
     click(at, "att.reset", "train")
     assert not at.session_state["att.train.player"].model[0].diverged and not at.error
 

@@ -77,7 +77,8 @@ def test_learning_rate_ten_diverges_with_a_message_and_reset_recovers():
     trainer = at.session_state["cls.player"].model
     assert trainer.diverged and trainer.divergence == "overshoot"
     assert catalogue("en")["cls.diverged.overshoot"].split(":")[0] in texts(at)
-    assert all(b.disabled for b in at.button if b.label in (catalogue("en")["cls.play"], catalogue("en")["cls.step"]))
+    play, step = catalogue("en")["cls.play"], catalogue("en")["cls.step"]
+    assert {b.label: b.disabled for b in at.button if b.label in (play, step)} == {play: True, step: True}
     next(b for b in at.button if b.label == catalogue("en")["cls.reset"]).click().run()
     assert not at.session_state["cls.player"].model.diverged and at.session_state["cls.player"].model.epoch == 0
     assert not at.exception and not at.error

@@ -130,6 +130,7 @@ def test_presenter_figure_is_readable_and_the_input_is_kept(name):
     assert presenter_problems(out.to_plotly_json()) == []
     assert json.dumps(fig.to_plotly_json(), sort_keys=True, default=str) == before  # not mutated
     assert out is not fig
+    assert len(out.data) == len(fig.data)
     for a, b in zip(fig.data, out.data):  # the data's colours are the same
         assert a.type == b.type
         for part in ("line", "marker"):
