@@ -1,9 +1,18 @@
 """AppTest helpers shared by the page tests: open a lab with URL values, collect visible text."""
+import functools
+
 from streamlit.testing.v1 import AppTest
 
 from deploy import local
 
 open_app, open_lab = local.open_app, local.open_lab  # the page tests open their sessions as the benchmarks do
+
+
+@functools.cache
+def shared_lab(file: str, lang: str = "en", **query) -> AppTest:
+    """open_lab, run once per test process for all the tests that only read that page (same lab, language and URL
+    values). A test that clicks, changes a widget or runs the page again opens its own with open_lab."""
+    return open_lab(file, lang, **query)
 
 
 def metrics(at: AppTest) -> dict[str, str]:

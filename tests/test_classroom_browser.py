@@ -16,7 +16,7 @@ from waits import stays, wait_until
 from ui.classroom import POLL_S, STORE_ENV
 from ui.i18n import catalogue
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("class_servers")]  # its module fixture starts once
 EN = catalogue("en")
 LOGS = []  # the class servers' output files
 

@@ -3,7 +3,7 @@ refusals, the published numbers, and widget fuzzing."""
 import random
 
 import pytest
-from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
+from apptools import fuzz_widget, metrics, open_lab, schema_choices, shared_lab, texts
 
 from labs.lm.schema import SCHEMA
 from sim.language.scaling import compute_optimal
@@ -22,7 +22,7 @@ def lm_page(lang="en", **query):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("section", CHOICES["lm.section"])
 def test_every_section_in_both_languages(lang, section):
-    at = lm_page(lang, section=section)
+    at = shared_lab(LM, lang, section=section)
     assert at.title[0].value == catalogue(lang)["lm.title"]
     assert not at.error
 

@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 import pytest
-from apptools import fuzz_widget, open_app, open_lab, schema_choices, texts
+from apptools import fuzz_widget, open_app, open_lab, schema_choices, shared_lab, texts
 
 from labs.optimizers.schema import PAGE as P
 from labs.optimizers.schema import SCHEMA, SECTIONS
@@ -36,7 +36,7 @@ def head(key: str, cat=EN) -> str:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("section", SECTIONS)
 def test_every_section_in_both_languages(lang, section):
-    at = page(lang, section=section)
+    at = shared_lab(PAGE, lang, section=section)
     cat = catalogue(lang)
     assert at.title[0].value == cat["opt.title"]
     assert not at.error and not at.warning

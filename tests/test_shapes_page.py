@@ -3,7 +3,7 @@ import random
 from dataclasses import asdict
 
 import pytest
-from apptools import open_lab, texts
+from apptools import open_lab, shared_lab, texts
 
 from sim.transformers.shapes import PRESETS
 from ui.i18n import catalogue
@@ -111,8 +111,9 @@ def test_fuzz_every_widget():
 
 
 def gpt2_page(lang: str):
-    """The page opened on the GPT-2 preset's link (AppTest can only run the Chinese page without interaction)."""
-    return page(lang, **write_query(SCHEMA, asdict(PRESETS["gpt2"])))
+    """The page opened on the GPT-2 preset's link (AppTest can only run the Chinese page without interaction); one
+    run shared by the tests below, which only read it."""
+    return shared_lab(PAGE, lang, **write_query(SCHEMA, asdict(PRESETS["gpt2"])))
 
 
 def table(at, column: str):
