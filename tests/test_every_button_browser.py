@@ -37,7 +37,7 @@ VIEW_PARAMS = ("section", "view", "solver")
 # what the user can press, outside the sidebar (whose language switch is tested elsewhere); the file
 # uploaders' own "Browse" buttons open a file dialog and are left out. Marked and read in one go, each with
 # whether pressing it starts a script run (opening a popover, a tab or an expander does not, nor does the chosen
-# option of a segmented control, which the app's controls all make required)
+# option of a segmented control (a radio button), which the app's controls all make required)
 FIND = """() => {
   const sel = '[data-testid="stButton"] button, [data-testid="stDownloadButton"] button, button[data-testid="stPopoverButton"],'
     + ' [data-testid="stButtonGroup"] button, [data-testid="stCheckbox"] label, [data-testid="stExpander"] summary,'
@@ -53,26 +53,24 @@ FIND = """() => {
     const kind = e.closest('[data-testid="stButtonGroup"]') ? 'switch'
       : e.closest('[data-testid="stCheckbox"]') ? 'toggle' : e.tagName === 'SUMMARY' ? 'expander'
       : e.dataset.testid === 'stPopoverButton' ? 'popover' : e.getAttribute('role') === 'tab' ? 'tab' : 'button';
-    const reruns = ['button', 'toggle', 'switch'].includes(kind)
-      && e.dataset.testid !== 'stBaseButton-segmented_controlActive';
+    const chosen = e.getAttribute('role') === 'radio' && e.getAttribute('aria-checked') === 'true';
+    const reruns = ['button', 'toggle', 'switch'].includes(kind) && !chosen;
     e.dataset.press = String(i);
     out.push([String(i), kind, text, reruns]);
   });
   return out;
 }"""
-# counts the app's script runs: Streamlit marks the app's root while a run is on (data-test-script-state)
+# the app's script runs: Streamlit marks its root while a run is on (data-test-script-state on stApp); runs are
+# counted as they start (the root is looked up afresh: it may be drawn anew)
+SCRIPT_STATE = "(document.querySelector('[data-testid=\"stApp\"]') || {dataset: {}}).dataset.testScriptState"
 TRACK_RUNS = """() => {
   if (window.__runs) return;
-  const app = document.querySelector('[data-testid="stApp"]');
-  const runs = window.__runs = { started: 0, running: false };
-  const look = () => {
-    const now = app.dataset.testScriptState === 'running';
-    if (now && !runs.running) runs.started++;
-    runs.running = now;
-  };
-  look();
-  new MutationObserver(look).observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
-}"""
+  const runs = window.__runs = { started: 0 }, running = () => %s === 'running';
+  let was = running();
+  new MutationObserver(() => { const now = running(); if (now && !was) runs.started++; was = now; })
+    .observe(document.body, { attributes: true, subtree: true, attributeFilter: ['data-test-script-state'] });
+}""" % SCRIPT_STATE
+IDLE = f"() => {SCRIPT_STATE} !== 'running'"
 # a traceback, LAPACK complaining on the server's output (huge values reaching a solver), or a catalogue key
 # without a text in the page's language (ui.i18n says so)
 SERVER_TROUBLE = re.compile(r"Traceback|had an illegal value|^no text for key", re.M)
@@ -120,7 +118,10 @@ class Visit:
                 self.page.wait_for_function("n => window.__runs.started > n", arg=runs_before, timeout=3_000)
             except PlaywrightTimeout:
                 pass  # nothing reran: the press landed on a control that was redrawn away, or changed nothing
-        self.page.wait_for_function("() => !window.__runs.running", timeout=60_000)
+        try:
+            self.page.wait_for_function(IDLE, timeout=60_000)
+        except PlaywrightTimeout:
+            self.problems.append("the app was still running a minute after the press")
         self.check()
 
     def check(self) -> None:
@@ -163,21 +164,27 @@ class Visit:
                     None)
 
     def played(self, updates_before: int) -> None:
-        """Until a playing view has received a few updates (its fragment reran), or the run stopped by itself."""
+        """Until a playing view has received a few updates (its fragment reran), or it got one and is not playing
+        (the run stopped by itself)."""
         self.page.wait_for_function(
-            "n => (window.__mlsimLive || {}).updates >= n || !document.querySelector('.lp-caption.playing, "
-            ".lv-status.playing')", arg=updates_before + PLAYED_UPDATES, timeout=60_000)
+            "([n, more]) => { const got = (window.__mlsimLive || {}).updates || 0; return got >= n + more"
+            " || (got > n && !document.querySelector('.lp-caption.playing, .lv-status.playing')); }",
+            arg=[updates_before, PLAYED_UPDATES], timeout=60_000)
         self.check()
 
     def run_sequence(self) -> None:
         """Play, then Step and Reset while playing, Play again, Pause, Step and Reset after Pause."""
         for name in ("play", "step", "play", "reset", "play", "pause", "step", "reset", "step", "reset"):
             updates = self.page.evaluate("() => (window.__mlsimLive || {}).updates || 0")
+            pressed = False
             for _ in range(3):  # a live panel redraws its buttons; find them again if one went away
                 loc = self.button(self.labels[name])
-                if loc is None or self.press(loc, name):  # None: e.g. Play is disabled on a diverged run
+                if loc is None:  # e.g. Play is disabled on a diverged run
                     break
-            if name == "play":
+                if self.press(loc, name):
+                    pressed = True
+                    break
+            if name == "play" and pressed:
                 self.played(updates)
 
     def press_everything(self, kinds: tuple[str, ...] = ("button", "popover", "toggle", "expander", "tab",
