@@ -74,10 +74,11 @@ def server_log(tmp_path_factory) -> ServerLog:
 @pytest.fixture(scope="session")
 def server(server_log):
     """The app server of the browser tests, its output in server_log; yields its base URL. It shows Python's
-    deprecation warnings (once per place), which pytest_runtest_call looks for."""
-    shown = "default::DeprecationWarning,default::PendingDeprecationWarning,default::FutureWarning"
+    deprecation warnings (once per place) and names the logger of each line, for pytest_runtest_call."""
+    env = {"PYTHONWARNINGS": "default::DeprecationWarning,default::PendingDeprecationWarning,default::FutureWarning",
+           "STREAMLIT_LOGGER_MESSAGE_FORMAT": "%(asctime)s %(levelname)s %(name)s: %(message)s"}
     with server_log.path.open("w", encoding="utf-8") as log:
-        with running_app(log, env={"PYTHONWARNINGS": shown}) as (base, _):
+        with running_app(log, env=env) as (base, _):
             yield base
 
 
