@@ -60,9 +60,11 @@ FIND = """() => {
   });
   return out;
 }"""
-# the app's script runs: Streamlit marks its root while a run is on (data-test-script-state on stApp); runs are
-# counted as they start (the root is looked up afresh: it may be drawn anew)
-SCRIPT_STATE = "(document.querySelector('[data-testid=\"stApp\"]') || {dataset: {}}).dataset.testScriptState"
+# the app's script runs: Streamlit marks its root while a run is on (data-test-script-state on stApp), and while
+# it is not connected (data-test-connection-state: its widgets are disabled then); runs are counted as they start
+# (the root is looked up afresh: it may be drawn anew)
+APP = "(document.querySelector('[data-testid=\"stApp\"]') || {dataset: {}}).dataset"
+SCRIPT_STATE = f"{APP}.testScriptState"
 TRACK_RUNS = """() => {
   if (window.__runs) return;
   const runs = window.__runs = { started: 0 }, running = () => %s === 'running';
@@ -70,7 +72,7 @@ TRACK_RUNS = """() => {
   new MutationObserver(() => { const now = running(); if (now && !was) runs.started++; was = now; })
     .observe(document.body, { attributes: true, subtree: true, attributeFilter: ['data-test-script-state'] });
 }""" % SCRIPT_STATE
-IDLE = f"() => {SCRIPT_STATE} !== 'running'"
+IDLE = f"() => {SCRIPT_STATE} !== 'running' && {APP}.testConnectionState === 'CONNECTED'"
 # a traceback, LAPACK complaining on the server's output (huge values reaching a solver), or a catalogue key
 # without a text in the page's language (ui.i18n says so)
 SERVER_TROUBLE = re.compile(r"Traceback|had an illegal value|^no text for key", re.M)
@@ -121,7 +123,8 @@ class Visit:
         try:
             self.page.wait_for_function(IDLE, timeout=60_000)
         except PlaywrightTimeout:
-            self.problems.append("the app was still running a minute after the press")
+            self.problems.append("the app was still running (or not connected) a minute after the press: "
+                                 + str(self.page.evaluate(f"() => [{SCRIPT_STATE}, {APP}.testConnectionState]")))
         self.check()
 
     def check(self) -> None:
@@ -195,6 +198,9 @@ class Visit:
         play = self.labels["play"]
         for _ in range(MAX_CLICKS):
             todo = [c for c in self.candidates() if c[0] not in done and c[0][0] in kinds]
+            if not todo:  # done, or a page between two runs: look again once the app is idle
+                self.settle(rerun=False)
+                todo = [c for c in self.candidates() if c[0] not in done and c[0][0] in kinds]
             if not todo:
                 return len(done)
             # buttons, toggles and expanders before view switches (button groups), the lowest switch
