@@ -72,7 +72,10 @@ TRACK_RUNS = """() => {
   new MutationObserver(() => { const now = running(); if (now && !was) runs.started++; was = now; })
     .observe(document.body, { attributes: true, subtree: true, attributeFilter: ['data-test-script-state'] });
 }""" % SCRIPT_STATE
-IDLE = f"() => {SCRIPT_STATE} !== 'running' && {APP}.testConnectionState === 'CONNECTED'"
+# Idle: the run has ended (before the first has, the root says "initial"), the app is connected, and no element is
+# still a placeholder (stSkeleton: a widget's or a component's code loads after the run that placed it)
+IDLE = (f"() => {SCRIPT_STATE} === 'notRunning' && {APP}.testConnectionState === 'CONNECTED'"
+        " && !document.querySelector('[data-testid=\"stSkeleton\"]')")
 # a traceback, LAPACK complaining on the server's output (huge values reaching a solver), or a catalogue key
 # without a text in the page's language (ui.i18n says so)
 SERVER_TROUBLE = re.compile(r"Traceback|had an illegal value|^no text for key", re.M)
@@ -123,8 +126,9 @@ class Visit:
         try:
             self.page.wait_for_function(IDLE, timeout=60_000)
         except PlaywrightTimeout:
-            self.problems.append("the app was still running (or not connected) a minute after the press: "
-                                 + str(self.page.evaluate(f"() => [{SCRIPT_STATE}, {APP}.testConnectionState]")))
+            state = self.page.evaluate(f"() => [{SCRIPT_STATE}, {APP}.testConnectionState,"
+                                       " document.querySelectorAll('[data-testid=\"stSkeleton\"]').length]")
+            self.problems.append(f"the app was not idle a minute after the press (run, connection, placeholders): {state}")
         self.check()
 
     def check(self) -> None:
