@@ -128,7 +128,7 @@ class Visit:
         except PlaywrightTimeout:
             state = self.page.evaluate(f"() => [{SCRIPT_STATE}, {APP}.testConnectionState,"
                                        " document.querySelectorAll('[data-testid=\"stSkeleton\"]').length]")
-            self.problems.append(f"the app was not idle a minute after the press (run, connection, placeholders): {state}")
+            self.problems.append(f"not idle a minute after the press (run, connection, placeholders): {state}")
         self.check()
 
     def check(self) -> None:
