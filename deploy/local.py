@@ -5,6 +5,7 @@ The browser tests, the page tests and the benchmarks share these, so a benchmark
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -22,12 +23,14 @@ APPTEST_TIMEOUT_S = 60
 
 
 @contextmanager
-def running_app(stdout=subprocess.DEVNULL, timeout_s: float = 90, script: str = "app.py"):
+def running_app(stdout=subprocess.DEVNULL, timeout_s: float = 90, env: dict[str, str] | None = None,
+                script: str = "app.py"):
     """`streamlit run <script>` (the app, or a test's page, relative to the repository) on a free port, its output
-    to `stdout`; yields (base URL, process) once healthy."""
+    to `stdout`, `env` added to its environment; yields (base URL, process) once healthy."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
-                             "--server.headless", "true"], cwd=ROOT, stdout=stdout, stderr=subprocess.STDOUT)
+                             "--server.headless", "true"], cwd=ROOT, stdout=stdout, stderr=subprocess.STDOUT,
+                            env={**os.environ, **(env or {})})
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + timeout_s

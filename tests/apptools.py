@@ -1,9 +1,18 @@
 """AppTest helpers shared by the page tests: open a lab with URL values, collect visible text."""
+import functools
+
 from streamlit.testing.v1 import AppTest
 
 from deploy import local
 
 open_app, open_lab = local.open_app, local.open_lab  # the page tests open their sessions as the benchmarks do
+
+
+@functools.cache
+def shared_lab(file: str, lang: str = "en", **query) -> AppTest:
+    """open_lab, run once per test process for all the tests that only read that page (same lab, language and URL
+    values). A test that clicks, changes a widget or runs the page again opens its own with open_lab."""
+    return open_lab(file, lang, **query)
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -32,6 +41,8 @@ def fuzz_widget(w, rng, choices: dict[str, tuple], strings: tuple[str, ...] = ("
     """Set a widget to a random value, favouring the ends of its range (where things break)."""
     kind = type(w).__name__
     ends = lambda values: rng.choice([values[0], values[-1], rng.choice(values)])  # noqa: E731
+    if kind == "ButtonGroup" and w.proto.click_mode == w.proto.MULTI_SELECT and w.key in choices:
+        return w.set_value(rng.sample(choices[w.key], rng.randint(1, len(choices[w.key]))))  # a list, as the pills give
     if kind in ("Selectbox", "ButtonGroup", "SelectSlider") and w.key in choices:
         return w.set_value(ends(choices[w.key]))
     if kind == "SelectSlider":

@@ -1,8 +1,15 @@
-"""Helpers of the headless-Chromium tests: open a page and wait for it, read a canvas's pixels."""
+"""Helpers of the headless-Chromium tests: open a page and wait for it, read a canvas's pixels, and the checks every
+live run shares (it trains on screen; Pause stops it)."""
 import io
 
 import numpy as np
 from PIL import Image
+from waits import eventually, stays
+
+from ui.live_run import POLL_S
+
+# a live view's status, as the canvas components mark it (ui/live_plots.js, ui/live_view.js)
+PAUSED = ".lp-caption.paused, .lv-status.paused"
 
 
 def open_page(page, url: str) -> None:
@@ -15,3 +22,33 @@ def open_page(page, url: str) -> None:
 def pixels(locator) -> np.ndarray:
     """RGB pixels (H, W, 3) of an element as it is on screen."""
     return np.asarray(Image.open(io.BytesIO(locator.screenshot())).convert("RGB")).astype(int)
+
+
+def no_exception(page) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def live_stats(page) -> dict:
+    """The canvas components' counters (ui/live_common.js): updates, frames drawn, the last epoch shown."""
+    return page.evaluate("() => ({...(window.__mlsimLive || {})})")
+
+
+def trains_on_screen(page, panel, change: float = 0.05, timeout: float = 60.0) -> None:
+    """A playing run goes on: later epochs arrive, more frames are drawn and `panel` changes on screen."""
+    first, before = live_stats(page), pixels(panel)
+    page.wait_for_function("s => { const n = window.__mlsimLive; return n.epoch > s.epoch && n.frames > s.frames; }",
+                           arg=first, timeout=timeout * 1000)
+
+    def changed():
+        assert np.abs(before - pixels(panel)).mean() > change, f"{panel} changed on screen"
+
+    eventually(changed, timeout)
+
+
+def pause_stops(page, pause) -> int:
+    """Press `pause`: the live view says it is paused and shows no later epoch; returns the epoch it stopped at."""
+    pause.click()
+    page.wait_for_selector(PAUSED, timeout=30_000)
+    # a paused view is sent nothing more; one that still reran on its safety-net timer (POLL_S) would show a
+    # later epoch within 1.5 polls, so this is the shortest window that can see that bug
+    return stays(lambda: live_stats(page)["epoch"], 1.5 * POLL_S, "Pause stops training")

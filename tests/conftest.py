@@ -1,5 +1,8 @@
-"""Shared fixtures: a real Streamlit server and headless Chromium for the browser tests."""
+"""Shared fixtures: a real Streamlit server and headless Chromium for the browser tests; a deprecated call fails
+the test that made it (Streamlit reports its own in its log, not as a Python warning)."""
+import logging
 import os
+import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,9 +21,49 @@ class ServerLog:
         self.path, self.seen = path, 0
 
     def new(self) -> str:
-        text = self.path.read_text(encoding="utf-8", errors="replace")
+        text = self.text()
         piece, self.seen = text[self.seen:], len(text)
         return piece
+
+    def text(self) -> str:
+        return self.path.read_text(encoding="utf-8", errors="replace") if self.path.exists() else ""
+
+
+# what fails the test in whose run it was logged: Streamlit's deprecation notices (streamlit.deprecation_util logs
+# every one; it shows some on the page too) and a catalogue key without a text (ui.i18n); in the browser tests' app
+# server's log also Python's deprecation warnings that name a file of ours (the server shows them: see `server`)
+NOTICES = ("streamlit.deprecation_util", "ui.i18n")
+OURS = re.escape(str(ROOT)) + r"/(?!\.venv/)\S+\.py"
+IN_SERVER_LOG = re.compile(rf"(?:{'|'.join(map(re.escape, NOTICES))}): .*|^no text for key .*"
+                           rf"|{OURS}:\d+: (?:Pending)?(?:Deprecation|Future)Warning: .*", re.M)
+
+
+class _Notices(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(f"{record.name}: {record.getMessage()}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Fail a test in whose run a deprecated call or a missing text was reported: in this process (AppTest) or in
+    the browser tests' app server (its log)."""
+    notices, loggers = _Notices(), [logging.getLogger(name) for name in NOTICES]
+    log = item.funcargs.get("server_log") if "server" in item.fixturenames else None
+    start = len(log.text()) if log else 0
+    for logger in loggers:
+        logger.addHandler(notices)
+    try:
+        result = yield
+    finally:
+        for logger in loggers:
+            logger.removeHandler(notices)
+    found = notices.messages + (IN_SERVER_LOG.findall(log.text()[start:]) if log else [])
+    assert not found, "reported while the test ran:\n" + "\n".join(dict.fromkeys(found))
+    return result
 
 
 @pytest.fixture(scope="session")
@@ -30,9 +73,13 @@ def server_log(tmp_path_factory) -> ServerLog:
 
 @pytest.fixture(scope="session")
 def server(server_log):
-    """The app server of the browser tests, its output in server_log; yields its base URL."""
-    with server_log.path.open("w", encoding="utf-8") as log, running_app(log) as (base, _):
-        yield base
+    """The app server of the browser tests, its output in server_log; yields its base URL. It shows Python's
+    deprecation warnings (once per place) and names the logger of each line, for pytest_runtest_call."""
+    env = {"PYTHONWARNINGS": "default::DeprecationWarning,default::PendingDeprecationWarning,default::FutureWarning",
+           "STREAMLIT_LOGGER_MESSAGE_FORMAT": "%(asctime)s %(levelname)s %(name)s: %(message)s"}
+    with server_log.path.open("w", encoding="utf-8") as log:
+        with running_app(log, env=env) as (base, _):
+            yield base
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from apptools import fuzz_widget, metrics, open_lab, schema_choices, texts
+from apptools import fuzz_widget, metrics, open_lab, schema_choices, shared_lab, texts
 from labs.attention.schema import SCHEMA
 from sim.transformers.attention import permutation_check, permutation_stats
 from sim.transformers.tasks import split_tokens, utf8_bytes
@@ -26,7 +26,7 @@ def click(at, label_key: str, kind: str):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("section", CHOICES["att.section"])
 def test_every_section_in_both_languages(lang, section):
-    at = att_page(lang, section=section)
+    at = shared_lab(ATT, lang, section=section)
     assert at.title[0].value == catalogue(lang)["att.title"]
     assert not at.error or section == "examples"  # the examples show the overflow of the naive softmax
 
@@ -134,7 +134,8 @@ def test_a_diverged_run_says_so_and_reset_recovers():
     at.session_state["att.train.player"].model[0].diverged = True
     at.run()
     assert EN["att.diverged"].format(lr=0.003) in texts(at)
-    assert all(b.disabled for b in at.button if b.key in ("att.train.play", "att.train.step"))
+    assert {b.key: b.disabled for b in at.button if b.key in ("att.train.play", "att.train.step")} == \
+        {"att.train.play": True, "att.train.step": True}
     click(at, "att.reset", "train")
     assert not at.session_state["att.train.player"].model[0].diverged and not at.error
 
@@ -142,7 +143,7 @@ def test_a_diverged_run_says_so_and_reset_recovers():
 # ---------- course fidelity: tokens, the model's parts and position encoding, permutation equivariance ----------
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_tokens_are_said_to_be_words_and_characters_not_a_real_tokenizers(lang):
-    at = att_page(lang)
+    at = shared_lab(ATT, lang, section="pipeline")
     cat = catalogue(lang)
     assert cat["att.token_note"].format(n=3, bytes=9) in texts(at)  # 猫追狗: 3 tokens, 9 UTF-8 bytes
     for word in ("BPE", "UTF-8"):
@@ -159,7 +160,7 @@ def test_the_token_note_counts_the_users_tokens():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_model_names_its_residual_connections_pre_ln_and_position_encoding(lang):
-    at = att_page(lang, section="train")
+    at = shared_lab(ATT, lang, section="train")
     cat = catalogue(lang)
     assert cat["att.model_desc"].format(pos=cat["att.pos_name.learned"]) in texts(at)
     terms = ("位置编码", "残差连接", "层归一化", "Pre-LN") if lang == "zh" else (
@@ -192,7 +193,7 @@ def test_a_bad_position_encoding_in_the_url_gets_a_notice():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_articles_invariance_claim_next_to_the_correction(lang):
-    at = att_page(lang)
+    at = shared_lab(ATT, lang, section="pipeline")
     cat = catalogue(lang)
     assert cat["att.perm_course"] in [i.value for i in at.info]
     assert cat["att.perm_fix"] in [s.value for s in at.success]

@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from apptools import fuzz_widget, open_lab, schema_choices, table, texts
+from apptools import fuzz_widget, open_lab, schema_choices, shared_lab, table, texts
 from labs.blocks.schema import PAGE as P
 from labs.blocks.schema import SCHEMA, SECTIONS
 from sim.transformers.blocks import norm_view
@@ -29,7 +29,7 @@ def click(at, name: str, run: str):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("section", SECTIONS)
 def test_every_section_in_both_languages(lang, section):
-    at = page(lang, section=section)
+    at = shared_lab(PAGE, lang, section=section)
     assert at.title[0].value == catalogue(lang)["blk.title"]
     assert not at.error and not at.exception
 

@@ -1,8 +1,8 @@
 """AppTest: every page runs in both languages, every widget can be changed, bad input is handled."""
 import random
-import time
 
 import pytest
+from waits import wait_until
 
 from apptools import fuzz_widget, open_app, open_lab, schema_choices, table, texts
 from labs.classification.schema import SCHEMA
@@ -88,7 +88,8 @@ def test_learning_rate_ten_diverges_with_a_message_and_reset_recovers():
     trainer = at.session_state["cls.player"].model
     assert trainer.diverged and trainer.divergence == "overshoot"
     assert catalogue("en")["cls.diverged.overshoot"].split(":")[0] in texts(at)
-    assert all(b.disabled for b in at.button if b.label in (catalogue("en")["cls.play"], catalogue("en")["cls.step"]))
+    play, step = catalogue("en")["cls.play"], catalogue("en")["cls.step"]
+    assert {b.label: b.disabled for b in at.button if b.label in (play, step)} == {play: True, step: True}
     next(b for b in at.button if b.label == catalogue("en")["cls.reset"]).click().run()
     assert not at.session_state["cls.player"].model.diverged and at.session_state["cls.player"].model.epoch == 0
     assert not at.exception and not at.error
@@ -177,9 +178,7 @@ def test_a_training_thread_that_fails_gets_a_message_and_play_works_again():
 
     trainer.step = failing_step
     next(b for b in at.button if b.label == catalogue("en")["cls.play"]).click().run()
-    deadline = time.monotonic() + 10
-    while player.playing and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: not player.playing, 10, "the failing thread to stop the run")
     at.run()
     assert not at.exception and not player.playing and isinstance(player.error, MemoryError)
     assert catalogue("en")["live.failed"] in [e.value for e in at.error]
@@ -187,8 +186,6 @@ def test_a_training_thread_that_fails_gets_a_message_and_play_works_again():
     play = next(b for b in at.button if b.label == catalogue("en")["cls.play"])
     assert not play.disabled  # nothing the user had is lost: the same model goes on
     play.click().run()
-    deadline = time.monotonic() + 10
-    while trainer.epoch <= epoch and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: trainer.epoch > epoch, 10, "training to go on")
     assert trainer.epoch > epoch and at.session_state["cls.player"] is player
     player.close()

@@ -6,15 +6,17 @@ import os
 import re
 import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
+from waits import stays, wait_until
 
-from browsertools import open_page
+from browsertools import no_exception, open_page
 from conftest import running_app
-from ui.classroom import STORE_ENV
+from ui.classroom import POLL_S, STORE_ENV
 from ui.i18n import catalogue
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("class_servers")]  # its module fixture starts once
 EN = catalogue("en")
 LOGS = []  # the class servers' output files
 
@@ -42,10 +44,6 @@ def class_servers(redis_url, tmp_path_factory):
             os.environ.pop(STORE_ENV)
         else:
             os.environ[STORE_ENV] = before
-
-
-def no_exception(page) -> None:
-    assert page.locator('[data-testid="stException"]').count() == 0
 
 
 def class_record(r, code: str) -> dict:
@@ -80,12 +78,7 @@ def test_student_follows_the_teacher_and_a_forged_secret_changes_nothing(class_s
         # the teacher goes to a lab (inside the app: the same session, which holds the secret)
         teacher.locator('[data-testid="stSidebarNav"] a[href$="/classification"]').click()
         teacher.get_by_text(EN["cls.title"]).first.wait_for(timeout=60_000)
-        deadline = time.time() + 20
-        while class_record(r, code)["lab"] != "classification" and time.time() < deadline:
-            time.sleep(0.2)
-        if class_record(r, code)["lab"] != "classification":
-            teacher.screenshot(path="/tmp/teacher_fail.png", full_page=True)
-        assert class_record(r, code)["lab"] == "classification", class_record(r, code)
+        wait_until(lambda: class_record(r, code)["lab"] == "classification", 20, "the class to follow the lab")
         # a student joins with the link: lands on the teacher's lab
         open_page(student, f"{other}/?class={code}&lang=en")
         student.wait_for_url(re.compile(r"/classification"), timeout=30_000)
@@ -111,9 +104,11 @@ def test_student_follows_the_teacher_and_a_forged_secret_changes_nothing(class_s
         query_has(forger, "activation=linear", 15_000)  # it follows the class, like any student
         choose(forger, "cls.activation", EN["cls.activation.relu"])
         query_has(forger, "activation=relu", 10_000)
-        time.sleep(3)  # longer than a poll: a change would have reached the store and the student
-        record = class_record(r, code)
-        assert record["params"]["activation"] == "linear" and record["v"] == v
+        # the forger's own page changed; the class must not: watched for longer than two of the forger's polls
+        # (POLL_S), in which a change it could make would have reached the store
+        settings = stays(lambda: (class_record(r, code)["params"]["activation"], class_record(r, code)["v"]),
+                         2.5 * POLL_S, "a student's change reached the class")
+        assert settings == ("linear", v)
         assert "activation=linear" in student.url
         no_exception(forger)
         print(f"student followed in {followed:.2f} s")
@@ -150,14 +145,8 @@ def test_presenter_view_type_sizes_hidden_controls_and_keys(class_servers, page)
     page.keyboard.press(" ")
     play.first.wait_for(timeout=20_000)
     no_exception(page)
-    assert "present=1" in page.url and "hide=lr%2Cseed" in page.url or "hide=lr,seed" in page.url
-
-
-def wait_until(check, timeout_s: float = 15, what: str = "") -> None:
-    deadline = time.time() + timeout_s
-    while not check():
-        assert time.time() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
+    query = parse_qs(urlparse(page.url).query)
+    assert (query.get("present"), query.get("hide")) == (["1"], ["lr,seed"]), query
 
 
 def tab_storage(page) -> dict:
@@ -292,14 +281,16 @@ def test_the_teacher_tab_is_the_teacher_again_after_the_server_restarts(redis_ur
         proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                                  "--server.headless", "true"], cwd=Path(__file__).resolve().parent.parent,
                                 stdout=log, stderr=subprocess.STDOUT, env={**os.environ, STORE_ENV: redis_url})
-        deadline = time.time() + 90
-        while True:
+
+        def healthy() -> bool:
+            assert proc.poll() is None, "the app stopped"
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
-                return proc
+                return bool(urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2))
             except OSError:
-                assert time.time() < deadline and proc.poll() is None, "the app did not start"
-                time.sleep(0.3)
+                return False
+
+        wait_until(healthy, 90, "the app to start")
+        return proc
 
     procs = [start()]
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})

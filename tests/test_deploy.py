@@ -5,10 +5,10 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from waits import wait_until
 
 from browsertools import open_page
 from deploy.classroom import find_haproxy, free_port
@@ -36,11 +36,12 @@ def classroom(tmp_path):
                                  "--address", "127.0.0.1", "--log-requests"],
                                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.time() + 120
-        while "Students open" not in out.read_text(encoding="utf-8"):
-            if proc.poll() is not None or time.time() > deadline:
-                pytest.fail(f"the launcher did not get ready:\n{out.read_text(encoding='utf-8')}")
-            time.sleep(0.3)
+
+        def ready() -> bool:
+            assert proc.poll() is None, f"the launcher stopped:\n{out.read_text(encoding='utf-8')}"
+            return "Students open" in out.read_text(encoding="utf-8")
+
+        wait_until(ready, 120, f"the launcher to get ready (its output: {out})")
         yield f"http://127.0.0.1:{port}", out
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -80,8 +81,10 @@ def test_two_browsers_train_on_different_processes_and_stay_there(browser, class
         for pg in pages:
             pg.wait_for_function("() => /[1-9]/.test(document.querySelector('.lv-epoch').textContent)", timeout=60_000)
         first = [epoch(pg) for pg in pages]
-        time.sleep(2)
-        assert all(e > f > 0 for e, f in zip(map(epoch, pages), first, strict=True)), "both browsers train"
+        assert min(first) > 0
+        for pg, f in zip(pages, first, strict=True):  # both browsers go on training
+            pg.wait_for_function("f => +document.querySelector('.lv-epoch').textContent.replace(/\\D/g, '') > f",
+                                 arg=f, timeout=30_000)
 
         cookies = {n: [c["value"] for c in ctx.cookies() if c["name"] == "SERVERID"]
                    for n, ctx in zip(names, contexts, strict=True)}

@@ -1,13 +1,14 @@
 """The generalisation lab in headless Chromium: charts are drawn, folds and training really move on screen."""
 import io
 import re
-import time
 
 import numpy as np
 import pytest
 from PIL import Image
-from test_browser import canvas_pixels, open_page
+from test_browser import canvas_pixels
+from waits import eventually
 
+from browsertools import no_exception, open_page, pause_stops, trains_on_screen
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -29,19 +30,18 @@ def caption(page) -> str:
     return page.locator(".lp-caption").first.inner_text()
 
 
-def no_exception(page) -> bool:
-    return page.locator('[data-testid="stException"]').count() == 0
-
-
 def test_split_bar_and_cross_validation_play_fold_by_fold(server, page):
     open_page(page, f"{server}/generalization?lang=en&section=split&k=4")
     page.wait_for_selector(".js-plotly-plot", timeout=60_000)
     page.wait_for_selector('[data-testid="live-panel-0"]', timeout=60_000)
-    time.sleep(1)
-    split = chart_pixels(page, 0)  # the bar over the data: one colour per part
-    assert min(share_of(split, c) for c in (ORANGE, BLUE, PURPLE)) > 0.002
-    fold = canvas_pixels(page, "live-panel-0")
-    assert share_of(fold, ORANGE) > 0.0005 and share_of(fold, BLUE) > 0.0005, "training and validation points drawn"
+
+    def drawn():
+        split = chart_pixels(page, 0)  # the bar over the data: one colour per part
+        assert min(share_of(split, c) for c in (ORANGE, BLUE, PURPLE)) > 0.002
+        fold = canvas_pixels(page, "live-panel-0")
+        assert share_of(fold, ORANGE) > 0.0005 and share_of(fold, BLUE) > 0.0005, "training and validation points"
+
+    eventually(drawn)
     assert "4" in caption(page)
 
     page.get_by_role("button", name=re.compile(EN["gen.cv.play"])).click()
@@ -57,7 +57,7 @@ def test_split_bar_and_cross_validation_play_fold_by_fold(server, page):
                            timeout=30_000)
     first = canvas_pixels(page, "live-panel-0")
     assert np.abs(first - last).mean() > 0.05, "another fold validates other points"
-    assert no_exception(page)
+    no_exception(page)
 
 
 def test_capacity_training_moves_and_early_stopping_restores_the_best_epoch(server, page):
@@ -65,22 +65,22 @@ def test_capacity_training_moves_and_early_stopping_restores_the_best_epoch(serv
     page.wait_for_selector('[data-testid="live-panel-1"]', timeout=60_000)
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length == 2",  # sweep and fit
                            timeout=60_000)
-    time.sleep(0.5)
-    sweep = chart_pixels(page, 0)
-    assert share_of(sweep, ORANGE) > 0.001 and share_of(sweep, BLUE) > 0.001
-    before = canvas_pixels(page, "live-panel-1")
 
+    def sweep_drawn():
+        sweep = chart_pixels(page, 0)
+        assert share_of(sweep, ORANGE) > 0.001 and share_of(sweep, BLUE) > 0.001
+
+    eventually(sweep_drawn)
     page.get_by_role("button", name=re.compile(EN["gen.play"])).click()
     page.wait_for_function("() => /Epoch [1-9]/.test(document.querySelector('.lp-caption').textContent)",
                            timeout=30_000)
-    time.sleep(1.5)
-    assert np.abs(before - canvas_pixels(page, "live-panel-1")).mean() > 0.05, "the loss curves are drawn"
+    trains_on_screen(page, page.locator('[data-testid="live-panel-1"]'))  # the loss curves are drawn
     stopped = EN["gen.run.stopped"].split("{")[0].strip()
     page.get_by_text(stopped).first.wait_for(timeout=90_000)
     epoch, best = (int(v) for v in re.findall(r"\d+", page.get_by_text(stopped).first.inner_text())[:2])
     assert epoch == best + 150
     assert page.get_by_role("button", name=re.compile(EN["gen.play"])).is_disabled()
-    assert no_exception(page)
+    no_exception(page)
 
 
 def test_leakage_scenarios_show_their_bars(server, page):
@@ -90,7 +90,7 @@ def test_leakage_scenarios_show_their_bars(server, page):
     for bars in (1, 3, 5):  # each scenario: picture, then bars
         pixels = chart_pixels(page, bars)
         assert share_of(pixels, BLUE) > 0.01 and share_of(pixels, (97, 97, 97), 20) > 0.01
-    assert no_exception(page)
+    no_exception(page)
 
 
 def test_label_noise_in_chinese_trains_and_pauses(server, page):
@@ -103,11 +103,7 @@ def test_label_noise_in_chinese_trains_and_pauses(server, page):
     page.get_by_role("button", name=re.compile(ZH["gen.play"])).click()
     page.wait_for_function("() => /第 [1-9]/.test(document.querySelector('.lp-caption').textContent)",
                            timeout=30_000)
-    time.sleep(2)
-    page.get_by_role("button", name=re.compile(ZH["gen.pause"])).click()
-    time.sleep(1.5)
-    paused = caption(page)
-    time.sleep(1.0)
-    assert caption(page) == paused, "Pause stops training"
+    trains_on_screen(page, page.locator('[data-testid="live-panel-0"]'))
+    pause_stops(page, page.get_by_role("button", name=re.compile(ZH["gen.pause"])))
     assert np.abs(boundary - canvas_pixels(page, "live-panel-0")).mean() > 0.05, "the boundary moved"
-    assert no_exception(page)
+    no_exception(page)

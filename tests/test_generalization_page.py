@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from apptools import fuzz_widget, open_lab, schema_choices, texts
+from apptools import fuzz_widget, open_lab, schema_choices, shared_lab, texts
 from labs.generalization.schema import SCHEMA
 from ui.i18n import catalogue
 
@@ -26,7 +26,7 @@ def button(at, key):
 def test_every_section_renders_in_both_languages(lang, section):
     # (opened by URL: AppTest formats a segmented control's labels outside the script run, where t()
     # cannot see the session's language, so clicking the sections only works in English; see the fuzz test)
-    at = gen_page(lang, section=section)
+    at = shared_lab(GEN, lang, section=section)
     assert at.title[0].value == catalogue(lang)["nav.generalization"]
     assert at.segmented_control(key="gen.section").value == section and at.query_params["section"] == section
     assert not at.error and not at.warning
@@ -134,7 +134,7 @@ def test_changing_a_setting_starts_a_new_run_and_keeps_the_other_sections():
 
 
 def test_capacity_sweep_averages_draws_and_says_so():
-    at = gen_page(section="capacity")
+    at = shared_lab(GEN, "en", section="capacity")
     from sim.fitting.generalization import capacity_sweep
 
     expected = capacity_sweep(*at.session_state["gen.data_key"])
@@ -145,14 +145,14 @@ def test_capacity_sweep_averages_draws_and_says_so():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_l2_formula_and_convention_are_shown_where_lambda_is_set(lang):
-    at = gen_page(lang, section="regularization")
+    at = shared_lab(GEN, lang, section="regularization")
     assert any(catalogue(lang)["gen.reg.formula"] in e.value for e in at.latex)
     assert r"\lambda\sum_{j} w_j^2" in catalogue(lang)["gen.reg.formula"]  # λΣw², no ½
     assert catalogue(lang)["gen.reg.convention"] in texts(at)
 
 
 def test_leakage_section_reports_both_protocols_for_each_scenario():
-    at = gen_page(section="leakage")
+    at = shared_lab(GEN, "en", section="leakage")
     shown = texts(at)
     for scenario in ("scaling", "group", "time"):
         assert EN[f"gen.leak.{scenario}.title"] in shown

@@ -101,7 +101,11 @@ def test_cpu_measurement(impl):
     if impl == "naive":
         assert m.peak_bytes >= 2 * matrix  # S and P, both N×N, alive together
     elif impl == "tiled_torch":
-        assert m.peak_bytes < matrix / 4  # a few 64×64 blocks and the output: O(N)
+        # a few 64×64 blocks and the output: O(N). The resident set is the process's: another thread of a test
+        # worker (a finished test's live run pausing) may grow it meanwhile, so the least of three is compared
+        least = min(measure_attention(impl, B, H, N, d, "float32", block_m=64, block_n=64, repeats=1,
+                                      counters=False, device="cpu").peak_bytes for _ in range(3))
+        assert least < matrix / 4
 
 
 def test_tiled_peak_memory_grows_linearly_naive_quadratically():

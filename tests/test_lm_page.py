@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from apptools import fuzz_widget, metrics, open_lab, schema_choices, table, texts
+from apptools import fuzz_widget, metrics, open_lab, schema_choices, shared_lab, table, texts
 from labs.lm.schema import SCHEMA
 from sim.language.scaling import compute_optimal
 from ui.i18n import catalogue
@@ -22,7 +22,7 @@ def lm_page(lang="en", **query):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("section", CHOICES["lm.section"])
 def test_every_section_in_both_languages(lang, section):
-    at = lm_page(lang, section=section)
+    at = shared_lab(LM, lang, section=section)
     assert at.title[0].value == catalogue(lang)["lm.title"]
     assert not at.error
 

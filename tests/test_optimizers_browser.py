@@ -2,6 +2,7 @@
 animation plays in the browser, and a diverging learning rate shows its message without an exception."""
 import numpy as np
 import pytest
+from waits import eventually
 
 from browsertools import open_page, pixels
 from sim.plots.optimizers import COLOURS
@@ -20,7 +21,6 @@ def paths_chart(page):
     chart = page.locator(".js-plotly-plot").first
     chart.wait_for(timeout=60_000)
     chart.scroll_into_view_if_needed()
-    page.wait_for_timeout(800)  # let Plotly finish drawing
     return chart
 
 
@@ -30,15 +30,22 @@ def test_paths_figure_draws_each_optimisers_colour(server, page):
     page.get_by_text(EN["opt.title"]).first.wait_for()
     chart = paths_chart(page)
     assert page.locator('[data-testid="stException"]').count() == 0
-    px = pixels(chart)
-    seen = {o: share(px, COLOURS[o]) for o in ("sgd", "momentum", "adam")}
-    assert sum(v > 0.0005 for v in seen.values()) >= 2, seen
-    assert share(px, COLOURS["lion"]) < 0.0005  # not chosen, not drawn
+
+    def colours_drawn():
+        px = pixels(chart)
+        seen = {o: share(px, COLOURS[o]) for o in ("sgd", "momentum", "adam")}
+        assert sum(v > 0.0005 for v in seen.values()) >= 2, seen
+        assert share(px, COLOURS["lion"]) < 0.0005  # not chosen, not drawn
+        return px
+
+    px = eventually(colours_drawn)
     # the play button runs the frames in the browser: the paths are redrawn from step 0
     page.locator(".updatemenu-button").first.click()
-    page.wait_for_timeout(300)
-    during = pixels(chart)
-    assert np.abs(during - px).mean() > 0.01, "the animation redrew the paths"
+
+    def redrawn():
+        assert np.abs(pixels(chart) - px).mean() > 0.01, "the animation redrew the paths"
+
+    eventually(redrawn)
     assert page.locator('[data-testid="stException"]').count() == 0
 
 

@@ -3,6 +3,7 @@ import threading
 import time
 
 import pytest
+from waits import wait_until
 
 from ui.player import KEEP, Player
 
@@ -38,13 +39,6 @@ def player(model: Counter, **kw) -> Player:
     return Player(model.step, model.snapshot, model.stopped, **kw)
 
 
-def wait_until(cond, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
 def test_a_paused_run_hands_over_one_frame_of_its_state():
     m = Counter()
     p = player(m)
@@ -61,18 +55,17 @@ def test_play_trains_on_its_own_thread_and_pause_stops_it():
     seen = p.frames(after=0, timeout=1.0)
     assert seen and seen[-1][1]["n"] > 0 and len(seen) <= KEEP
     assert [s for s, _ in seen] == sorted(s for s, _ in seen)
+    thread = p._thread
     p.pause()
-    wait_until(lambda: p._thread is None)
-    n = m.n
-    time.sleep(0.1)
-    assert m.n == n and not p.playing
+    thread.join(10)  # the thread ends: nothing steps the model any more
+    assert not thread.is_alive() and p._thread is None and not p.playing
 
 
 def test_the_tick_rate_bounds_the_steps():
     m = Counter()
     p = player(m, ticks_per_s=50, frames_per_s=10)
     p.play()
-    time.sleep(1.0)
+    time.sleep(1.0)  # the point of the test: how many ticks fit in one second
     p.pause()
     assert 10 <= m.n <= 60  # ~50 in a second; the bound is loose, the machine may be busy
 
@@ -102,7 +95,7 @@ def test_an_unwatched_run_pauses_itself():
     p = player(m, ticks_per_s=1000, idle_s=0.2)
     p.play()
     wait_until(lambda: not p.playing, timeout=5)
-    assert p._thread is None or not p._thread.is_alive() or wait_until(lambda: p._thread is None) is None
+    wait_until(lambda: p._thread is None, 5, "the thread to end")
 
 
 def test_a_failing_step_pauses_with_the_error_and_play_starts_again():
@@ -125,12 +118,10 @@ def test_play_pause_play_quickly_keeps_one_thread_and_keeps_playing():
         p.play()
         p.pause()
     p.play()
-    time.sleep(0.2)
     assert p.playing
-    assert sum(t.name == "live-run" and t.is_alive() for t in threading.enumerate()) <= 1
     n = m.n
-    time.sleep(0.2)
-    assert m.n > n
+    wait_until(lambda: m.n > n, 10, "more steps")
+    assert sum(t.name == "live-run" and t.is_alive() for t in threading.enumerate()) == 1
     p.pause()
 
 

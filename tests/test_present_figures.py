@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 from plotly.subplots import make_subplots
 
-from apptools import open_lab
+from apptools import open_lab, shared_lab
 from labs import LABS
 from sim.plots import present as pr
 from sim.plots.curves import loss_curves
@@ -131,6 +131,7 @@ def test_presenter_figure_is_readable_and_the_input_is_kept(name):
     assert presenter_problems(out.to_plotly_json()) == []
     assert json.dumps(fig.to_plotly_json(), sort_keys=True, default=str) == before  # not mutated
     assert out is not fig
+    assert len(out.data) == len(fig.data)
     for a, b in zip(fig.data, out.data, strict=True):  # the data's colours are the same
         assert a.type == b.type
         for part in ("line", "marker"):
@@ -212,8 +213,9 @@ def sections(lab) -> list:
 
 
 def open_sections(lab, **query):
+    """Each section's page (the tests here only read them: shared with the other tests that read the same page)."""
     for section in sections(lab):
-        yield section, open_lab(lab.file, "en", **query, **(dict([section]) if section else {}))
+        yield section, shared_lab(lab.file, "en", **query, **(dict([section]) if section else {}))
 
 
 @pytest.mark.parametrize("lab", LABS, ids=lambda lab: lab.url_path)

@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-from apptools import open_lab
+from apptools import shared_lab
 from labs import LABS
 from ui.i18n import catalogue
 
@@ -41,7 +41,7 @@ def placed(at) -> dict[str, bool]:
 def test_every_control_of_a_lab_is_behind_the_button_and_navigation_stays(lab):
     schema = importlib.import_module(f"labs.{lab.name}.schema")
     names = {p.name for p in schema.SCHEMA}
-    at = open_lab(lab.file, "en", present="1")
+    at = shared_lab(lab.file, "en", present="1")
     assert not at.exception
     where = {k.removeprefix(schema.PAGE + "."): inside for k, inside in placed(at).items()
              if k.removeprefix(schema.PAGE + ".") in names}
@@ -53,7 +53,7 @@ def test_every_control_of_a_lab_is_behind_the_button_and_navigation_stays(lab):
     empty = [b for b in blocks(at._tree, "expander") if not any(True for _ in elements(b))]
     assert not empty, f"{lab.url_path}: an expander left empty on the projected page"
 
-    plain = open_lab(lab.file, "en")  # the normal page: nothing is folded
+    plain = shared_lab(lab.file, "en")  # the normal page: nothing is folded
     assert not any(inside for k, inside in placed(plain).items() if k.startswith(schema.PAGE + "."))
 
 
@@ -62,7 +62,7 @@ def caption_places(at) -> list[tuple[str, bool]]:
 
 
 def test_captions_and_the_data_column_fold_with_their_widgets():
-    at = open_lab("labs/classification/page.py", "en", present="1")
+    at = shared_lab("labs/classification/page.py", "en", present="1")
     captions = caption_places(at)
     for text in (EN["cls.weight_decay_off"], EN["cls.reg_formula.none"], EN["cls.split_sizes"].split("{")[0]):
         found = [inside for value, inside in captions if text.split("$")[0].strip()[:30] in value]
@@ -71,5 +71,5 @@ def test_captions_and_the_data_column_fold_with_their_widgets():
     assert (EN["cls.data"], True) in headers  # the data column went behind the button as a whole
     assert at.button(key="cls.play") and not placed(at)["cls.play"]  # the run buttons stay on the page
 
-    plain = caption_places(open_lab("labs/classification/page.py", "en"))
+    plain = caption_places(shared_lab("labs/classification/page.py", "en"))
     assert any(EN["cls.weight_decay_off"][:30] in value and not inside for value, inside in plain)

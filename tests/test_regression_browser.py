@@ -1,12 +1,13 @@
 """The regression lab in headless Chromium: the fit is drawn, gradient descent really moves the curve and
 the (w, b) path on screen, divergence is shown, and the worked example appears with the notes' numbers."""
 import re
-import time
+from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pytest
+from waits import eventually
 
-from browsertools import open_page, pixels
+from browsertools import no_exception, open_page, pause_stops, pixels
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -25,43 +26,47 @@ def blue(img: np.ndarray) -> float:
     return float(((b > 150) & (r < 120)).mean())
 
 
-def no_exception(page) -> bool:
-    return page.locator('[data-testid="stException"]').count() == 0
-
-
 def test_fit_is_drawn_in_chinese_with_url_state(server, page):
     open_page(page, f"{server}/regression?lang=zh&dataset=quadratic&degree=2&outliers=1")
     page.get_by_text(ZH["reg.title"]).first.wait_for()
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     chart.wait_for(timeout=60_000)
-    time.sleep(1)
-    img = pixels(chart)
-    assert orange(img) > 0.001, "the fitted curve is drawn"
-    assert blue(img) > 0.001, "the data points are drawn"
-    assert "dataset=quadratic" in page.url and "degree=2" in page.url
-    assert no_exception(page)
+
+    def drawn():
+        img = pixels(chart)
+        assert orange(img) > 0.001, "the fitted curve is drawn"
+        assert blue(img) > 0.001, "the data points are drawn"
+
+    eventually(drawn)
+    query = parse_qs(urlparse(page.url).query)
+    assert (query.get("dataset"), query.get("degree")) == (["quadratic"], ["2"]), query
+    no_exception(page)
+
+
+def still_drawn(fit, path) -> tuple[np.ndarray, np.ndarray]:
+    """The fit panel and the (w, b) path panel before training, once both are painted."""
+    drawn = pixels(fit), pixels(path)
+    assert min(img.std() for img in drawn) > 10, "both panels are painted"
+    return drawn
 
 
 def test_gradient_descent_moves_the_curve_and_the_path(server, page):
     open_page(page, f"{server}/regression?lang=en&solver=gd&lr=0.5&seed=3")
     fit, path = page.locator('[data-testid="live-panel-0"]'), page.locator('[data-testid="live-panel-2"]')
     path.wait_for(timeout=60_000)
-    time.sleep(0.5)
-    before, path_before = pixels(fit), pixels(path)
+    before, path_before = eventually(lambda: still_drawn(fit, path))
     page.get_by_role("button", name=re.compile(EN["reg.play"])).first.click()
     page.wait_for_function("() => window.__mlsimLive && window.__mlsimLive.epoch > 3", timeout=30_000)
-    time.sleep(0.5)
-    after, drawn_path = pixels(fit), pixels(path)
-    assert np.abs(before - after).mean() > 0.2, "the fitted curve moved on screen"
-    assert orange(drawn_path) > orange(path_before) + 0.001, "the path is drawn over the contours"
-    page.get_by_role("button", name=re.compile(EN["reg.pause"])).first.click()
-    time.sleep(1.5)
-    paused = page.evaluate("window.__mlsimLive.epoch")
-    time.sleep(1.0)
-    assert page.evaluate("window.__mlsimLive.epoch") == paused, "Pause stops training"
+
+    def moved():
+        assert np.abs(before - pixels(fit)).mean() > 0.2, "the fitted curve moved on screen"
+        assert orange(pixels(path)) > orange(path_before) + 0.001, "the path is drawn over the contours"
+
+    eventually(moved)
+    pause_stops(page, page.get_by_role("button", name=re.compile(EN["reg.pause"])).first)
     page.get_by_role("button", name=re.compile(EN["reg.reset"])).first.click()
     page.wait_for_function("() => window.__mlsimLive.epoch === 0", timeout=30_000)
-    assert no_exception(page)
+    no_exception(page)
 
 
 def test_divergence_is_visible_with_a_message(server, page):
@@ -70,11 +75,11 @@ def test_divergence_is_visible_with_a_message(server, page):
     page.get_by_role("button", name=re.compile(EN["reg.play"])).first.click()
     page.get_by_text(EN["reg.diverged"].split("{")[0]).first.wait_for(timeout=30_000)
     page.locator(".lp-caption.diverged").wait_for(timeout=10_000)
-    assert no_exception(page)
+    no_exception(page)
 
 
 def test_worked_example_on_the_page(server, page):
     open_page(page, f"{server}/regression?lang=en&panel=step")
     page.get_by_text(EN["reg.step_example_done"].format(w="0.4", b="0.25")).wait_for(timeout=60_000)
     page.locator(".katex").nth(3).wait_for(timeout=30_000)  # the update is typeset
-    assert no_exception(page)
+    no_exception(page)

@@ -126,7 +126,8 @@ def test_learning_rate_hundred_diverges_with_a_message_and_reset_recovers():
             button(at, "reg.step").click().run()
     run = at.session_state["reg.player"].model
     assert run.diverged and lead("reg.diverged") in texts(at)
-    assert all(b.disabled for b in at.button if b.label in (EN["reg.play"], EN["reg.step"]))
+    assert {b.label: b.disabled for b in at.button if b.label in (EN["reg.play"], EN["reg.step"])} == \
+        {EN["reg.play"]: True, EN["reg.step"]: True}
     button(at, "reg.reset").click().run()
     assert not at.session_state["reg.player"].model.diverged and at.session_state["reg.player"].model.epoch == 0
     assert not at.exception

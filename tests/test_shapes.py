@@ -89,10 +89,11 @@ def test_gpt2_small_sizes_give_gpt2_parameters():
 def test_each_linear_step_reads_its_own_weights():
     steps = trace_model(NOTES).steps
     model = build_model(NOTES)
-    for s in steps:
-        if s.op in ("linear", "embedding", "layer_norm"):
-            module = model.get_submodule(s.name)
-            assert s.params == sum(p.numel() for p in module.parameters()), s.name
+    weighted = [s for s in steps if s.op in ("linear", "embedding", "layer_norm")]
+    assert {s.op for s in weighted} == {"linear", "embedding", "layer_norm"}
+    for s in weighted:
+        module = model.get_submodule(s.name)
+        assert s.params == sum(p.numel() for p in module.parameters()), s.name
 
 
 @pytest.mark.parametrize("n_layer", [1, 2, 5])
@@ -143,9 +144,10 @@ def test_attention_scores_flops_and_bytes():
 
 def test_views_allocate_nothing_and_contiguous_copies():
     steps = trace_model(NOTES).steps
-    for s in steps:
-        if s.op in ("view", "transpose"):
-            assert s.view and s.new_bytes == 0 and s.flops == 0, s.name
+    views = [s for s in steps if s.op in ("view", "transpose")]
+    assert {s.op for s in views} == {"view", "transpose"}
+    for s in views:
+        assert s.view and s.new_bytes == 0 and s.flops == 0, s.name
     copy = next(s for s in steps if s.op == "contiguous")
     assert not copy.view and copy.new_bytes == 2 * 5 * 8 * 4
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from waits import eventually
 
 from sim.plots.palette import rgb
 from sim.plots.shapes import COLOURS, HIGHLIGHT
@@ -39,9 +40,16 @@ def share(pixels: np.ndarray, rgb: tuple[int, int, int], tol: int = 12) -> float
 def flow_pixels(page) -> np.ndarray:
     chart = page.locator(".js-plotly-plot").first
     chart.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)  # let Plotly finish drawing
     png = chart.screenshot()
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+
+
+def drawn_flow(page) -> np.ndarray:
+    """The flow diagram's pixels once Plotly has drawn it: Q's path in red, the matrix products' boxes."""
+    pixels = flow_pixels(page)
+    assert share(pixels, RED) > 0.001, "Q's path is drawn in red"
+    assert share(pixels, BLUE_FILL) > 0.01, "the matrix-product boxes are drawn"
+    return pixels
 
 
 def test_flow_diagram_is_drawn_with_the_notes_chain(server, page):
@@ -49,9 +57,7 @@ def test_flow_diagram_is_drawn_with_the_notes_chain(server, page):
     open_shapes(page, server, "lang=en")
     page.get_by_text(EN["shp.title"]).first.wait_for()
     assert page.locator('[data-testid="stException"]').count() == 0
-    pixels = flow_pixels(page)
-    assert share(pixels, RED) > 0.001, "Q's path is drawn in red"
-    assert share(pixels, BLUE_FILL) > 0.01, "the matrix-product boxes are drawn"
+    pixels = eventually(lambda: drawn_flow(page))
     assert pixels.std() > 20
     wait_until_drawn(page, "() => document.querySelectorAll('[data-testid=\"stDataFrame\"]').length >= 4")
     body = page.locator('[data-testid="stMain"]').inner_text()
@@ -63,7 +69,7 @@ def test_flow_diagram_is_drawn_with_the_notes_chain(server, page):
 def test_typing_sizes_redraws_and_a_bad_combination_gets_a_message(server, page):
     page.set_viewport_size({"width": 1400, "height": 2200})
     open_shapes(page, server, "lang=en")
-    before = flow_pixels(page)
+    before = eventually(lambda: drawn_flow(page))
     box = page.get_by_role("spinbutton", name=EN["shp.d_model"])
     box.fill("10")
     box.press("Enter")
@@ -74,9 +80,12 @@ def test_typing_sizes_redraws_and_a_bad_combination_gets_a_message(server, page)
     box.fill("12")
     box.press("Enter")
     page.wait_for_function("() => document.body.innerText.includes('[2, 4, 5, 3]')", timeout=30_000)
-    after = flow_pixels(page)
-    assert share(after, RED) > 0.001
-    assert before.shape != after.shape or np.abs(before - after).mean() > 0.01, "the diagram was redrawn"
+
+    def redrawn():
+        after = drawn_flow(page)
+        assert before.shape != after.shape or np.abs(before - after).mean() > 0.01, "the diagram was redrawn"
+
+    eventually(redrawn)
 
 
 def test_chinese_page_with_gpt2_sizes(server, page):

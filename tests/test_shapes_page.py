@@ -4,7 +4,7 @@ from dataclasses import asdict
 
 import pytest
 
-from apptools import open_lab, table, texts
+from apptools import open_lab, shared_lab, table, texts
 from labs.shapes.schema import SCHEMA
 from sim.transformers.shapes import PRESETS
 from ui.i18n import catalogue
@@ -122,8 +122,9 @@ def test_fuzz_every_widget():
 
 
 def gpt2_page(lang: str):
-    """The page opened on the GPT-2 preset's link (AppTest can only run the Chinese page without interaction)."""
-    return page(lang, **write_query(SCHEMA, asdict(PRESETS["gpt2"])))
+    """The page opened on the GPT-2 preset's link (AppTest can only run the Chinese page without interaction); one
+    run shared by the tests below, which only read it."""
+    return shared_lab(PAGE, lang, **write_query(SCHEMA, asdict(PRESETS["gpt2"])))
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -21,8 +21,7 @@ def download_plotly(page, server, fmt: str, tmp_path):
     chart = page.locator(".js-plotly-plot").first
     chart.wait_for(timeout=60_000)
     chart.scroll_into_view_if_needed()
-    page.wait_for_timeout(800)  # let Plotly finish drawing
-    chart.hover()
+    chart.hover()  # Plotly's own download draws the figure afresh from its data: nothing to wait for on screen
     button = chart.locator('.modebar-btn[data-title^="Download plot"]')
     with page.expect_download(timeout=30_000) as info:
         button.click()
@@ -66,7 +65,7 @@ def live_lab(page, server):
     page.wait_for_function("() => { const c = document.querySelector('[data-testid=\"live-curve\"]');"
                            " return c && c.width > 0 }", timeout=60_000)
     curve.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
+    page.wait_for_function("() => (window.__mlsimLive || {}).frames > 0", timeout=60_000)  # a frame is drawn
     return curve
 
 
@@ -114,7 +113,6 @@ def test_altair_chart_downloads_through_its_own_button(server, page, tmp_path, f
     button = page.locator('[data-testid="chart-download"]').first
     button.wait_for(timeout=60_000)
     button.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
     with page.expect_download(timeout=30_000) as info:
         button.click()
     download = info.value
@@ -186,7 +184,6 @@ def test_streamlits_own_altair_png_download_is_in_presenter_colours(server, page
     chart = page.locator('[data-testid="stVegaLiteChart"]').first
     chart.locator("svg").wait_for(timeout=60_000)
     chart.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
     chart.hover()
     with page.expect_download(timeout=30_000) as info:
         page.locator('[data-testid="stElementToolbar"] button[aria-label="Download as PNG"]').first.click()

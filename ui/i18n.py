@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import numbers
 import threading
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from sim.core.text import Markup, markup, md, plain
 
 LANGS = ("zh", "en")
 I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+_log = logging.getLogger(__name__)  # a key without a text is shown as itself, and said here (the tests fail on it)
 
 
 @functools.cache
@@ -75,10 +77,19 @@ def _fill(text: str, params: dict, escape) -> Markup:
     return markup(text.format(**{k: one(v) for k, v in params.items()}))
 
 
+def _text(key: str) -> str:
+    """The catalogue's text of `key` in the user's language; a key without one is shown as itself, and logged."""
+    text = catalogue(lang()).get(key)
+    if text is None:
+        _log.warning("no text for key %r in %s", key, lang())
+        return key
+    return text
+
+
 def t_md(key: str, **params) -> Markup:
     """t() for a Markdown message whose text params all come from a file (its cells, column names): each is
     shown as code (sim.core.text.md), as the characters it is."""
-    return _fill(catalogue(lang()).get(key, key), params, md)
+    return _fill(_text(key), params, md)
 
 
 def t(key: str, **params) -> Markup:
@@ -88,7 +99,7 @@ def t(key: str, **params) -> Markup:
     file's text shows as the characters it is, never as a link, an image or formatting. Markdown the app
     builds itself is passed as a Markup (markup(), md(), another t()).
     """
-    text = catalogue(lang()).get(key, key)
+    text = _text(key)
     return _fill(text, params, plain) if params else markup(text)
 
 

@@ -101,7 +101,7 @@ def in_fragment() -> bool:
 
 def controls_box(container):
     """The one button the presenter view folds a lab's controls behind (in `container`, beside the title)."""
-    return container.popover(t("present.controls"), icon=":material/tune:", use_container_width=True)
+    return container.popover(t("present.controls"), icon=":material/tune:", width="stretch")
 
 
 _keys = None
