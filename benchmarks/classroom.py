@@ -1,14 +1,18 @@
-"""K classification sessions on one server process, driven through the code the page runs.
+"""K sessions of one live lab on one server process, driven through the code the page runs.
 
-Each session builds its model and its player as the page does (ui.live.player_for), presses Play, and a
-"browser" thread per session does what the page's fragment does: takes the newest frames (ui.player.Player.frames,
-waiting up to ui.live_run.WAIT_S) and builds the payload the component receives (ui.live.payload). Prints one JSON
-line per session and a total: epochs/s trained and frames/s delivered, and the process's memory before and after.
+Each session opens its run as the page does (the lab's live_spec, ui.live_run's shared runs: sim.core.live), presses
+Play, and a "browser" thread per session does what the page's fragment does: takes the newest frames
+(sim.core.live.Cursor.frames, waiting ui.live_run.WAIT_S) and draws them in the page's words (the lab's `draw`).
+--same: every session has the lab's default settings and seed (a class following the teacher); --distinct: session i
+has seed i (a class exploring). Prints one JSON line per session and a summary: steps (epochs for classification)
+a second shown, frames a second delivered, the CPU used and the process's memory.
 
-    python -m benchmarks classroom --sessions 10 [--seconds 20] [--speed 1]
+    python -m benchmarks classroom --lab lm --sessions 30 --same [--seconds 20]
 """
 import argparse
+import importlib
 import json
+import statistics
 import sys
 import threading
 import time
@@ -16,11 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import KeyLabels  # noqa: E402
 from sim.core.threads import configure_threads  # noqa: E402
-from sim.nets.training import ClassifierConfig, Trainer  # noqa: E402
-from ui import live  # noqa: E402
-from ui.live_run import WAIT_S  # noqa: E402
+
+# lab -> module with bench_spec(seed) -> (LiveSpec, draw(frames)): the page's own settings and drawing
+LABS = {"lm": "labs.lm.training"}
 
 
 def rss_mb() -> float:
@@ -28,64 +31,74 @@ def rss_mb() -> float:
         return next(int(line.split()[1]) / 1024 for line in f if line.startswith("VmRSS:"))
 
 
-def browser(player, stop: threading.Event, counts: dict) -> None:
-    """What a playing fragment does, over and over: wait for frames, build the component's payload."""
-    seen = 0
-    while not stop.is_set():
-        got = player.frames(after=seen, timeout=WAIT_S)
-        if got:
-            seen = got[-1][0]
-            with player.lock:
-                live.payload(player.model, [f for _, f in got], seq=seen, status="playing", threshold=0.5,
-                             discretize=False, show_val=False, labels=KeyLabels(), input_labels=["x1", "x2"],
-                             titles=["", "", "", ""])
-            counts["frames"] += len(got)
+def browser(cursor, draw, stop: threading.Event, counts: dict) -> None:
+    """What a playing fragment does, over and over: wait for frames, draw them."""
+    from ui.i18n import language
+    from ui.live_run import WAIT_S
+
+    seen = -1
+    with language("en"):
+        while not stop.is_set():
+            got = cursor.frames(after=seen, timeout=WAIT_S)
+            new = [(s, f) for s, f in got if s > seen]
+            if new:
+                seen = new[-1][0]
+                draw([{**f, "step": s, "run": cursor.serial, "n": s} for s, f in new])
+                counts["frames"] += len(new)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks classroom", description=__doc__.splitlines()[0])
+    parser.add_argument("--lab", choices=sorted(LABS), default="lm")
     parser.add_argument("--sessions", type=int, default=10)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--same", dest="mode", action="store_const", const="same")
+    mode.add_argument("--distinct", dest="mode", action="store_const", const="distinct")
     parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--speed", type=int, default=1, help="the lab's speed setting (×150 epochs a second)")
     args = parser.parse_args(argv)
+    args.mode = args.mode or "same"
     configure_threads()
+    from ui import live_run
+
+    lab = importlib.import_module(LABS[args.lab])
     before = rss_mb()
-    players = []
+    cursors, draws = [], []
     for i in range(args.sessions):
-        player = live.player_for(Trainer(ClassifierConfig(seed=i)))
-        player.speed = live.EPOCHS_PER_FRAME * args.speed  # as the page sets it
-        players.append(player)
-        live.payload(player.model, [player.latest()[1]], seq=0, status="paused", threshold=0.5, discretize=False,
-                     show_val=False, labels=KeyLabels(), input_labels=["x1", "x2"], titles=["", "", "", ""])  # warm-up
+        spec, draw = lab.bench_spec(seed=None if args.mode == "same" else i)
+        cursors.append(live_run.RUNS.open(spec))
+        draws.append(draw)
     built = rss_mb()
     stop = threading.Event()
-    counts = [{"frames": 0} for _ in players]
-    watchers = [threading.Thread(target=browser, args=(p, stop, c)) for p, c in zip(players, counts, strict=True)]
-    start_epochs = [p.model.epoch for p in players]
-    t0 = time.perf_counter()
-    cpu0 = time.process_time()
-    for p, w in zip(players, watchers, strict=True):
-        p.play()
+    counts = [{"frames": 0} for _ in cursors]
+    watchers = [threading.Thread(target=browser, args=(c, d, stop, n))
+                for c, d, n in zip(cursors, draws, counts, strict=True)]
+    starts = [c.pos for c in cursors]
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    for c, w in zip(cursors, watchers, strict=True):
+        c.play()
         w.start()
     time.sleep(args.seconds)
     stop.set()
-    for p, w in zip(players, watchers, strict=True):
-        p.close()
+    for c, w in zip(cursors, watchers, strict=True):
         w.join()
+        c.pause()
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    live_run.RUNS.scheduler.close()
     rows = []
-    for i, (p, c, e0) in enumerate(zip(players, counts, start_epochs, strict=True)):
-        rows.append({"session": i, "epochs_per_s": round((p.model.epoch - e0) / wall, 1),
-                     "frames_per_s": round(c["frames"] / wall, 1)})
+    for i, (c, n, s0) in enumerate(zip(cursors, counts, starts, strict=True)):
+        rows.append({"session": i, "steps_per_s": round((c.pos - s0) / wall, 1),
+                     "frames_per_s": round(n["frames"] / wall, 1), "asked_steps_per_s": c.rate})
         print(json.dumps(rows[-1]))
+    rates = [r["steps_per_s"] for r in rows]
     print(json.dumps({
-        "sessions": args.sessions, "speed": args.speed, "seconds": round(wall, 1),
-        "epochs_per_s_total": round(sum(r["epochs_per_s"] for r in rows), 1),
-        "epochs_per_s_min": min(r["epochs_per_s"] for r in rows),
-        "frames_per_s_min": min(r["frames_per_s"] for r in rows),
-        "cpu_cores_used": round(cpu / wall, 2),
-        "rss_mb_before": round(before, 1), "rss_mb_sessions_built": round(built, 1),
-        "rss_mb_per_session": round((built - before) / args.sessions, 2), "rss_mb_after": round(rss_mb(), 1),
+        "lab": args.lab, "sessions": args.sessions, "mode": args.mode, "seconds": round(wall, 1),
+        "runs_computed": len(live_run.RUNS), "steps_per_s_min": min(rates),
+        "steps_per_s_median": statistics.median(rates), "steps_per_s_max": max(rates),
+        "steps_per_s_total": round(sum(rates), 1),
+        "within_20pct_of_mean": all(abs(r - statistics.mean(rates)) <= 0.2 * statistics.mean(rates) for r in rates),
+        "frames_per_s_min": min(r["frames_per_s"] for r in rows), "cpu_cores_used": round(cpu / wall, 2),
+        "rss_mb_before": round(before, 1), "rss_mb_per_session": round((built - before) / args.sessions, 2),
+        "rss_mb_after": round(rss_mb(), 1),
     }))
 
 

@@ -58,3 +58,19 @@ def fuzz_widget(w, rng, choices: dict[str, tuple], strings: tuple[str, ...] = ("
         value = ends([lo, round(rng.uniform(lo, hi) / w.step) * w.step if w.step else rng.uniform(lo, hi), hi])
         return w.set_value(min(hi, max(lo, value)))
     return w.set_value(ends([int(lo), rng.randint(int(lo), int(hi)), int(hi)]))
+
+
+# ---------- live labs (ui.live_run.live_lab): this session's cursor on a shared run ----------
+def cursor(at: AppTest, key: str):
+    """The session's cursor of live run `key` (sim.core.live.Cursor)."""
+    return at.session_state[f"{key}.cursor"]
+
+
+def live_model(at: AppTest, key: str):
+    """`with live_model(at, key) as run:` the run at the cursor's step (a replayed copy when it is behind)."""
+    return cursor(at, key).model()
+
+
+def live_advance(at: AppTest, key: str, n: int) -> None:
+    """What Play would do to this session, without the browser's timer: n more steps (the page is not rerun)."""
+    cursor(at, key).advance(n)

@@ -47,6 +47,17 @@ class _Notices(logging.Handler):
         self.messages.append(f"{record.name}: {record.getMessage()}")
 
 
+@pytest.fixture(autouse=True)
+def _own_live_runs():
+    """Each test its own shared live runs (ui.live_run.RUNS): a run one test broke on purpose is not another's."""
+    from sim.core.live import Runs
+    from ui import live_run
+
+    live_run.RUNS = Runs()
+    yield
+    live_run.RUNS.scheduler.close()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     """Fail a test in whose run a deprecated call or a missing text was reported: in this process (AppTest) or in

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from apptools import fuzz_widget, metrics, open_lab, schema_choices, shared_lab, table, texts
+from apptools import fuzz_widget, live_advance, live_model, metrics, open_lab, schema_choices, shared_lab, table, texts
 from labs.lm.schema import SCHEMA
 from sim.language.scaling import compute_optimal
 from ui.i18n import catalogue
@@ -55,15 +55,15 @@ def test_own_text_refusals_keep_the_page_working():
     assert not at.exception and at.error
     at.text_area(key="lm.own_text").set_value("the notes say: a model predicts the next token. " * 10).run()
     assert not at.exception and not at.error
-    assert "lm.train.player" in at.session_state
+    assert "lm.train.cursor" in at.session_state
 
 
 def test_training_steps_and_the_live_caption():
     at = lm_page(section="train", speed="5")
     next(b for b in at.button if b.key == "lm.train.step").click().run()
     assert not at.exception
-    run = at.session_state["lm.train.player"].model
-    assert run.trainer.steps == 5 and run.val_history
+    with live_model(at, "lm.train") as run:
+        assert run.trainer.steps == 5 and run.val_history
     assert at.text_input(key="lm.prompt").value
 
 
@@ -92,8 +92,8 @@ def test_fuzz_every_widget():
             w = rng.choice(widgets)
             fuzz_widget(w, rng, CHOICES, STRINGS).run()
             assert not at.exception, (section, i, w.key, w.value, at.exception)
-            if "lm.train.player" in at.session_state and rng.random() < 0.3:
-                at.session_state["lm.train.player"].model.step(3)
+            if "lm.train.cursor" in at.session_state and rng.random() < 0.3:
+                live_advance(at, "lm.train", 3)
 
 
 def test_measured_sweep_is_also_fitted_with_e_held_at_the_entropy():

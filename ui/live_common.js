@@ -236,8 +236,12 @@ function play(S, data, drawFrame, component) {
     S.raf = requestAnimationFrame(tick);
     if (!S.queue.length || t - S.lastDraw < FRAME_MS - SLACK_MS) return;
     S.lastDraw = t;
-    drawFrame(S, S.queue.shift());
+    const frame = S.queue.shift();
+    drawFrame(S, frame);
     STATS.frames++;
+    // any live view's step, where a browser measurement reads it (measure_classroom.py)
+    const step = frame.step !== undefined ? frame.step : frame.epoch;
+    if (step !== undefined) S.root.dataset.liveStep = step;
   };
   if (!S.raf) { S.lastDraw = 0; S.raf = requestAnimationFrame(tick); }
   return () => { cancelAnimationFrame(S.raf); S.raf = 0; };

@@ -2,11 +2,15 @@
 its per-token loss on a validation passage (an Altair view: click a token to see what the model expected next)."""
 import math
 import time
+from collections.abc import Callable
 
 import streamlit as st
 
+from labs.lm.schema import SCHEMA
+from sim.core.live import Cursor, LiveSpec
 from sim.core.text import md
 from sim.language.lm import (
+    SYNTHETIC_CHARS,
     LMRun,
     encode_known,
     generate,
@@ -14,13 +18,13 @@ from sim.language.lm import (
     make_task,
     next_token_probs,
     prompt_logits,
+    synthetic_text,
     token_losses,
     top_tokens,
 )
 from sim.plots.lm import distribution_chart, live_frame, selected_position, token_html, token_loss_chart
 from ui import charts, live_plots, live_run
 from ui.i18n import t
-from ui.player import Player
 from ui.urlstate import PageState
 
 REPORT_S = 4.0  # while playing, the samples are redrawn at most this often
@@ -33,33 +37,26 @@ def frame_labels() -> dict[str, str]:
     return {k: t(f"lm.plot.{k}") for k in FRAME_LABELS}
 
 
-def current_player(v: dict, text: str, floor: float | None) -> Player | None:
-    """The session's run for these settings (a new one when they changed); None when the text is too short."""
-    want = (hash(text), floor, *(v[n] for n in ("tokenizer", "vocab", "context", "layers", "heads", "width", "lr",
-                                                 "t_seed")))
-
-    def build() -> Player:
+def live_spec(v: dict, text: str, floor: float | None) -> LiveSpec:
+    """The run of these settings (its build raises ValueError when the text is too short for the context); sessions
+    with equal settings share one."""
+    def build() -> LMRun:
         task = make_task(text[:TRAIN_CHARS], v["tokenizer"], v["vocab"], v["context"], floor)
-        run = LMRun(lm_trainer(task, v["layers"], v["heads"], v["width"], v["lr"], v["t_seed"]))
+        return LMRun(lm_trainer(task, v["layers"], v["heads"], v["width"], v["lr"], v["t_seed"]))
 
-        def snapshot() -> dict:
-            floor_tok, val = task.loss_floor(), run.last_val()
-            caption = t("lm.live_caption", step=run.trainer.steps, loss=_fmt(run.trainer.recent_loss()),
-                        val=_fmt(val), ppl=_fmt(math.exp(val) if val is not None else None, 2),
-                        floor=_fmt(floor_tok))
-            view = {"steps": run.trainer.steps, "train": run.trainer.curve(), "val": run.val_curve(),
-                    "floor": floor_tok, "caption": caption}
-            return live_frame(view, frame_labels())
+    settings = (hash(text), floor, *(v[n] for n in ("tokenizer", "vocab", "context", "layers", "heads", "width", "lr",
+                                                     "t_seed")))
+    return LiveSpec("lm.train", settings, build, speed=v["speed"])
 
-        return Player(run.step, snapshot, lambda: run.trainer.diverged, model=run)
 
-    try:
-        player = live_run.current_player("lm.train", want, build)
-    except ValueError:
-        st.error(t("lm.text_too_short_for_context", n=v["context"]))
-        return None
-    player.speed = v["speed"]
-    return player
+def drawn(frame: dict, labels: dict) -> dict:
+    """A run's frame (sim.language.lm.LMRun.frame) as the live plots draw it, in the page's language."""
+    val, floor = frame["val_loss"], frame["floor"]
+    caption = t("lm.live_caption", step=frame["steps"], loss=_fmt(frame["loss"]), val=_fmt(val),
+                ppl=_fmt(math.exp(val) if val is not None else None, 2), floor=_fmt(floor))
+    view = {"steps": frame["steps"], "train": tuple(a.tolist() for a in frame["train"]),
+            "val": tuple(a.tolist() for a in frame["val"]), "floor": floor, "caption": caption}
+    return {**live_frame(view, labels), "step": frame["step"], "run": frame["run"], "n": frame["n"]}
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
@@ -81,48 +78,56 @@ def sampling_controls(state: PageState) -> tuple[float, int, float]:
                  for col, n in zip(c, ("temperature", "top_k", "top_p"), strict=True))
 
 
-def live_panel(player: Player, sampling: tuple[float, int, float]) -> None:
-    run: LMRun = player.model
-
-    def messages() -> None:
-        if run.trainer.diverged:
-            st.error(t("lm.diverged", lr=run.trainer.lr))
+def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, int, float]) -> Cursor | None:
+    """The run of these settings, trained live; samples of the model at the step shown."""
+    def messages(cursor: Cursor) -> None:
+        if cursor.stopped and cursor.error is None:
+            st.error(t("lm.diverged", lr=v["lr"]))
         key = "lm.samples"
-        if not player.playing or time.monotonic() - ss.get(f"{key}_at", 0.0) > REPORT_S or key not in ss:
-            with player.lock:
+        at = (cursor.serial, cursor.pos, sampling)
+        if not cursor.playing and ss.get(f"{key}.at") != at:
+            with cursor.model() as run:  # the model at the step shown
                 ss[key] = [generate(run.trainer, "", 60, *sampling, seed=1)]
-            ss[f"{key}_at"] = time.monotonic()
-        for s in ss[key]:
-            st.markdown(t("lm.sample", text=md(s, 120)))
+            ss[f"{key}.at"] = at
+        elif cursor.playing and time.monotonic() - ss.get(f"{key}.when", 0.0) > REPORT_S:
+            with cursor.traj.model_near(cursor.pos) as (_, run):  # the newest checkpoint shown: no replay
+                ss[key] = [generate(run.trainer, "", 60, *sampling, seed=1)]
+            ss[f"{key}.at"], ss[f"{key}.when"] = None, time.monotonic()
+        for sample in ss.get(key, []):
+            st.markdown(t("lm.sample", text=md(sample, 120)))
 
     def show(frames: list[dict], seq: int, status: str) -> None:
-        live_plots.show_frames(frames, key="lm.train.view", seq=seq,
+        labels = frame_labels()
+        live_plots.show_frames([drawn(f, labels) for f in frames], key="lm.train.view", seq=seq,
                                status="diverged" if status == "stopped" else status)
 
-    live_run.live_view("lm", "lm.train", player, show, lambda: run.trainer.diverged, messages=messages,
-                       n=player.speed)
+    def too_short(_: BaseException) -> None:
+        st.error(t("lm.text_too_short_for_context", n=v["context"]))
+
+    return live_run.live_lab(live_spec(v, text, floor), show, prefix="lm", bad_settings=too_short,
+                             messages=messages, n=v["speed"])
 
 
-def prompt_view(player: Player, sampling: tuple[float, int, float]) -> None:
+def prompt_view(cursor: Cursor, sampling: tuple[float, int, float]) -> None:
     """The next-token distribution after a prompt the user types, with the sampling rules applied."""
-    run: LMRun = player.model
-    start = run.task.tokenizer.decode(run.task.val_ids[:6].tolist()).replace("�", "")
-    prompt = st.text_input(t("lm.prompt"), value=start, key="lm.prompt", max_chars=200)
-    with player.lock:
-        ids = encode_known(run.task, prompt)
+    with cursor.model() as run:
+        task = run.task
+        start = task.tokenizer.decode(task.val_ids[:6].tolist()).replace("�", "")
+        prompt = st.text_input(t("lm.prompt"), value=start, key="lm.prompt", max_chars=200)
+        ids = encode_known(task, prompt)
         probs = next_token_probs(prompt_logits(run.trainer, ids), *sampling)
     if prompt and len(ids) == 0:
         st.warning(t("lm.prompt_unknown"))
     labels = {"prob": t("lm.chart.prob"), "next": t("lm.chart.next")}
-    charts.altair_chart(st, distribution_chart(top_tokens(probs, run.task.tokenizer, 10), labels), key="lm.fig.next")
+    charts.altair_chart(st, distribution_chart(top_tokens(probs, task.tokenizer, 10), labels), key="lm.fig.next")
     st.caption(t("lm.prompt_help"))
 
 
-def per_token_view(player: Player) -> None:
+def per_token_view(cursor: Cursor) -> None:
     """A validation passage coloured by the model's loss on each token; a clicked token shows what it expected."""
-    run: LMRun = player.model
-    passage = run.task.tokenizer.decode(run.task.val_ids[: run.trainer.config.block_size].tolist())
-    with player.lock:
+    with cursor.model() as run:
+        task = run.task
+        passage = task.tokenizer.decode(task.val_ids[: run.trainer.config.block_size].tolist())
         tl = token_losses(run.trainer, passage)
     st.markdown(token_html(tl.pieces, tl.losses), unsafe_allow_html=True)
     labels = {"token": t("lm.chart.token"), "loss": t("lm.chart.loss"), "prob": t("lm.chart.prob"),
@@ -135,7 +140,7 @@ def per_token_view(player: Player) -> None:
         st.caption(t("lm.click_token"))
         return
     st.markdown(t("lm.after_token", token=md(tl.pieces[pos]), pos=pos))
-    charts.altair_chart(st, distribution_chart(top_tokens(tl.probs[pos], run.task.tokenizer, 10), labels),
+    charts.altair_chart(st, distribution_chart(top_tokens(tl.probs[pos], task.tokenizer, 10), labels),
                         key="lm.fig.token_next")
 
 
@@ -146,12 +151,22 @@ def train_section(state: PageState, text: str | None, floor: float | None) -> No
         sampling = sampling_controls(state)
     if text is None:
         return
-    player = current_player(state.values, text, floor)
-    if player is None:
+    cursor = live_panel(state.values, text, floor, sampling)
+    if cursor is None:
         return
-    live_panel(player, sampling)
     st.caption(t("lm.train_help"))
     st.subheader(t("lm.prompt_title"))
-    prompt_view(player, sampling)
+    prompt_view(cursor, sampling)
     st.subheader(t("lm.per_token_title"))
-    per_token_view(player)
+    per_token_view(cursor)
+
+
+def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]], object]]:
+    """The lab's default run (seed: another training seed) and what a playing page does with its frames, for
+    benchmarks/classroom.py."""
+    v = {p.name: p.default for p in SCHEMA}
+    if seed is not None:
+        v["t_seed"] = seed
+    text, floor = synthetic_text(v["language"], SYNTHETIC_CHARS, v["seed"])  # what the page's cache returns
+    labels = frame_labels()
+    return live_spec(v, text, floor), lambda frames: [drawn(f, labels) for f in frames]

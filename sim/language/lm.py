@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -158,7 +159,8 @@ def synthetic_text(lang: str, n_chars: int, seed: int) -> tuple[str, float]:
 # ---------- the live run ----------
 @dataclass
 class LMRun:
-    """A trainer with its validation losses every EVAL_EVERY steps (the live view's second curve)."""
+    """A trainer with its validation losses every EVAL_EVERY steps (the live view's second curve); a live run
+    (sim.core.live.LiveRun): its frame is the two curves and the numbers of the live caption."""
 
     trainer: LMTrainer
     val_history: list[dict] = field(default_factory=list)  # {"step", "loss"}
@@ -166,6 +168,17 @@ class LMRun:
     @property
     def task(self) -> TokenTask:
         return self.trainer.task
+
+    @property
+    def steps(self) -> int:
+        return self.trainer.steps
+
+    @property
+    def stopped(self) -> bool:
+        return self.trainer.diverged
+
+    def shared(self) -> tuple:
+        return (self.trainer.task,)  # the text's ids and the tokenizer never change
 
     def step(self, n: int) -> None:
         for _ in range(n):
@@ -175,12 +188,24 @@ class LMRun:
             if self.trainer.diverged:
                 return
 
+    advance = step
+
+    def frame(self) -> dict:
+        """The curves (float32 arrays: a trajectory keeps hundreds of frames), the caption's numbers and the floor."""
+        train, val = self.trainer.curve(), self.val_curve()
+        return {"steps": self.trainer.steps, "train": _arrays(train), "val": _arrays(val),
+                "loss": self.trainer.recent_loss(), "val_loss": self.last_val(), "floor": self.task.loss_floor()}
+
     def val_curve(self, max_points: int = 200) -> tuple[list[int], list[float]]:
         pick = decimate(self.val_history, "step", ("loss",), max_points)
         return [h["step"] for h in pick], [h["loss"] for h in pick]
 
     def last_val(self) -> float | None:
         return self.val_history[-1]["loss"] if self.val_history else None
+
+
+def _arrays(curve: tuple[list[int], list[float]]) -> tuple[np.ndarray, np.ndarray]:
+    return np.asarray(curve[0], dtype=np.int32), np.asarray(curve[1], dtype=np.float32)
 
 
 @torch.no_grad()
