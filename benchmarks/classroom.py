@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> None:
     live_run.RUNS.scheduler.close()
     rows = []
     for i, (c, n, s0) in enumerate(zip(cursors, counts, starts, strict=True)):
-        rows.append({"session": i, "steps_per_s": round((c.pos - s0) / wall, 1),
+        rows.append({"session": i, "steps_per_s": round((c.pos - s0) / wall, 1), "computed": c.traj.head,
+                     "compute_s": round(c.traj.compute_s, 2),
                      "frames_per_s": round(n["frames"] / wall, 1), "asked_steps_per_s": c.rate})
         print(json.dumps(rows[-1]))
     rates = [r["steps_per_s"] for r in rows]

@@ -104,11 +104,12 @@ class Trajectory:
         self._replayed: OrderedDict[int, LiveRun] = OrderedDict()  # step -> a copy at that step (probes)
         self.stride = unit  # a frame every `stride` steps: the slowest playing viewer's step a tick
         self.demand = self.head  # the step the playing cursors need computed
-        self.vtime = 0.0  # compute received (s): the scheduler serves the least served first
+        self.vtime = 0.0  # CPU time received (s): the scheduler serves the least served first
+        self.typical_slice = 0.0  # a moving average of its slices' CPU time
         self.busy = False
         self.cursors: weakref.WeakSet[Cursor] = weakref.WeakSet()
         self.watched = time.monotonic()  # when a cursor last read it
-        self.compute_s = 0.0
+        self.compute_s = 0.0  # CPU time its steps took
         self._done: list[tuple[float, int]] = []  # (when, head) of recent slices, for the rate
 
     # ---- computing (a scheduler worker, or a Step) ----
@@ -116,17 +117,18 @@ class Trajectory:
         return not self.stopped and self.error is None and self.head < self.demand
 
     def compute(self, budget_s: float) -> float:
-        """Step towards `demand` for about budget_s (at least one frame's steps); returns the time it took."""
-        t0 = time.perf_counter()
+        """Step towards `demand` for about budget_s (at least one frame's steps); returns the CPU time this thread
+        spent (not the wall time, which counts waits for the GIL that other threads hold)."""
+        t0, cpu0 = time.perf_counter(), time.thread_time()
         with self.lock:
             try:
                 while self.needs_work():
-                    t = time.perf_counter()
+                    t = time.thread_time()
                     run = self._run
                     run.advance(min(self.stride - self.head % self.stride, self.demand - self.head) or self.stride)
                     self.head, self.stopped = run.steps, run.stopped
                     self._store(self.head, run.frame())
-                    spent = time.perf_counter() - t
+                    spent = time.thread_time() - t
                     self.compute_s += spent
                     self._since_checkpoint += spent
                     if self._since_checkpoint >= CHECKPOINT_S or self.stopped:
@@ -135,10 +137,9 @@ class Trajectory:
                         break
             except Exception as e:  # noqa: BLE001 — the page shows it; the run stays where it was
                 self.error = e
-        now = time.perf_counter()
         self._done.append((time.monotonic(), self.head))
         self._done = [d for d in self._done if d[0] > time.monotonic() - RATE_WINDOW_S]
-        return now - t0
+        return time.thread_time() - cpu0
 
     def ensure(self, step: int) -> None:
         """Compute up to `step` now, on this thread (a Step press)."""
@@ -321,7 +322,11 @@ class Scheduler:
             used = traj.compute(self.slice_s)
             with self._cond:
                 traj.busy = False
-                traj.vtime += used
+                # a one-off cost (a new thread's first backward pass took 0.2 s, ten slices' worth) is charged
+                # at most a few typical slices, or that run would be held back for seconds to pay it off
+                typical = traj.typical_slice or used
+                traj.vtime += min(used, 4 * max(typical, self.slice_s))
+                traj.typical_slice = 0.8 * typical + 0.2 * min(used, 4 * typical)
                 self._cond.notify_all()
             idle_since = time.monotonic()
 
@@ -390,6 +395,7 @@ class Cursor:
         self.speed = speed
         self.step_size = step_size  # what Step trains, in steps (None: one tick, speed × unit)
         self.playing = False
+        self._exact = float(self.pos)  # where playing has brought it, fractions of a step included
         self._t = time.monotonic()  # when pos last moved while playing
         self._read = time.monotonic()
         self.serial = next(_SERIALS)  # tells this cursor's frames from another's (a Reset makes a new one)
@@ -431,7 +437,7 @@ class Cursor:
 
     def reset(self) -> None:
         """Back to the first step of the same trajectory (nothing is recomputed)."""
-        self.playing, self.pos = False, self.traj.first
+        self.playing, self.pos, self._exact = False, self.traj.first, float(self.traj.first)
         self.serial = next(_SERIALS)
 
     @property
@@ -481,11 +487,12 @@ class Cursor:
         return self.traj.rate()
 
     def _move(self, now: float) -> None:
-        """Advance pos by the time played, no further than computed, onto a step that has a frame."""
-        want = self.pos + self.rate * (now - self._t)
-        self._t = now
+        """Advance by the time played, no further than computed (time waiting for steps is not banked), onto a
+        step that has a frame; the fraction of a step left over is kept for the next move."""
         traj = self.traj
-        target = min(int(want), traj.head)
+        self._exact = min(max(self._exact, self.pos) + self.rate * (now - self._t), float(traj.head))
+        self._t = now
+        target = int(self._exact)
         self._catch_up(target)
         got = self.traj.frame_at_or_before(target)
         if got is not None and got[0] > self.pos:

@@ -26,6 +26,7 @@ SYNTHETIC_CHARS = 30_000  # the lab's text of the built-in language
 BATCH = 16  # windows per optimizer step: half the cost of 32 per frame, about the same time to the floor
 VAL_WINDOWS = 64  # most validation windows per evaluation (the same ones every time)
 EVAL_EVERY = 50  # optimizer steps between validation losses
+CURVE_EVERY = 50  # a live frame's training curve is decimated this often; the steps since are added as they are
 
 
 class TextError(CodedError):
@@ -164,6 +165,10 @@ class LMRun:
 
     trainer: LMTrainer
     val_history: list[dict] = field(default_factory=list)  # {"step", "loss"}
+    # the training curve decimated at the last multiple of CURVE_EVERY steps (decimating thousands of records for
+    # every frame cost a third of a step); updated by step(), so a frame is a function of the steps taken alone
+    _curve: tuple[np.ndarray, np.ndarray] = field(default_factory=lambda: _arrays(([], [])))
+    _curve_step: int = 0
 
     @property
     def task(self) -> TokenTask:
@@ -185,6 +190,8 @@ class LMRun:
             self.trainer.step(1)
             if self.trainer.steps % EVAL_EVERY == 0 or self.trainer.steps == 1:
                 self.val_history.append({"step": self.trainer.steps, "loss": val_loss(self.trainer)})
+            if self.trainer.steps % CURVE_EVERY == 0:
+                self._curve, self._curve_step = _arrays(self.trainer.curve()), self.trainer.steps
             if self.trainer.diverged:
                 return
 
@@ -192,8 +199,10 @@ class LMRun:
 
     def frame(self) -> dict:
         """The curves (float32 arrays: a trajectory keeps hundreds of frames), the caption's numbers and the floor."""
-        train, val = self.trainer.curve(), self.val_curve()
-        return {"steps": self.trainer.steps, "train": _arrays(train), "val": _arrays(val),
+        tail = [h for h in self.trainer.history[-CURVE_EVERY:] if h["step"] > self._curve_step]
+        steps, losses = _arrays(([h["step"] for h in tail], [h["loss"] for h in tail]))
+        train = (np.concatenate([self._curve[0], steps]), np.concatenate([self._curve[1], losses]))
+        return {"steps": self.trainer.steps, "train": train, "val": _arrays(self.val_curve()),
                 "loss": self.trainer.recent_loss(), "val_loss": self.last_val(), "floor": self.task.loss_floor()}
 
     def val_curve(self, max_points: int = 200) -> tuple[list[int], list[float]]:
