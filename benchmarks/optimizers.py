@@ -86,10 +86,10 @@ def paths_redraw(args: argparse.Namespace) -> None:
 def race(args: argparse.Namespace) -> None:
     """The race on a real model (sim.optim.race, as the page builds it): per racer the measured ms per step (median, the
     update alone beside it) and the state bytes; then what one live tick costs with every racer at the page's
-    default speed, and one frame (race_frame of every racer, as the player's snapshot)."""
+    default speed (RaceRun.advance), and one frame (RaceRun.frame, then race_frame of it as the page draws it)."""
     from benchmarks import KeyLabels
     from sim.optim.optimizers import RACERS
-    from sim.optim.race import RaceConfig
+    from sim.optim.race import RaceConfig, RaceRun
     from sim.optim.race import race as make_race
     from sim.plots.optimizers import race_frame
 
@@ -101,21 +101,19 @@ def race(args: argparse.Namespace) -> None:
                           "state_bytes": r.state_bytes(), "bytes_per_param": round(r.state_bytes() / r.n_params, 2),
                           "loss_after_200": round(r.last_loss(), 4)}))
     speed = 2  # labs/optimizers/schema.py r_speed's default
+    run = RaceRun(racers)
 
     def tick() -> None:
-        for r in racers:
-            r.step(speed)
+        run.advance(speed)
 
-    def one_frame() -> None:
-        race_frame([r.view(("loss", "ms")) for r in racers], KeyLabels(), KeyLabels())
+    def one_frame() -> dict:
+        return race_frame(run.frame()["racers"], KeyLabels(), KeyLabels())
 
-    for r in racers:  # a long history, as after a minute of playing
-        r.step(1500)
+    run.advance(1500)  # a long history, as after a minute of playing
     print(json.dumps({"bench": "optimizers_race", "racers": len(racers), "speed": speed,
                       "tick_ms": round(best_seconds(tick, args.repeats) * 1e3, 2),
                       "frame_ms": round(best_seconds(one_frame, args.repeats) * 1e3, 2),
-                      "frame_kb": round(len(json.dumps(race_frame([r.view(("loss", "ms")) for r in racers],
-                                                                  KeyLabels(), KeyLabels()))) / 1024, 1)}))
+                      "frame_kb": round(len(json.dumps(one_frame())) / 1024, 1)}))
 
 
 def race_browser(args: argparse.Namespace) -> None:

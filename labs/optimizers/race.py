@@ -1,17 +1,22 @@
-"""The optimiser lab's live runs on a real model (sim/optim/race.py): the race, one run per optimiser, and the schedules
-race, one run per learning-rate schedule; both through the live-run controller (ui.player, ui.live_run)."""
+"""The optimiser lab's live runs on a real model (sim/optim/race.py): the race, one racer per optimiser, and what it
+shares with the schedules race (labs/optimizers/sched_race.py, one racer per learning-rate schedule): each is one live
+run (sim.optim.race.RaceRun: every racer stepped together) shared by the sessions with the same settings
+(ui.live_run.live_lab), drawn in the page's language, with its racers' table read at the cursor's step."""
+from collections.abc import Callable
+
 import streamlit as st
 
+from labs.optimizers.schema import SCHEMA
+from sim.core.live import Cursor, LiveSpec
 from sim.optim.optimizers import NS_PRODUCTS, NS_STEPS, RACERS, SCHEDULES
 from sim.plots.optimizers import fmt, race_frame
 from ui import live_plots, live_run
 from ui.i18n import t
-from ui.player import Player
 from ui.urlstate import PageState
 
 FRAME_LABELS = ("step", "loss", "ms", "lr", "loss_title", "ms_title", "lr_title", "caption", "racer")
 MODEL = ("r_data", "r_width", "r_batch", "r_wd", "r_seed")
-ss = st.session_state
+CURVES = {"race": ("loss", "ms"), "sched": ("loss", "lr")}  # what each kind's frames carry and draw
 
 
 def frame_labels() -> dict[str, str]:
@@ -35,56 +40,77 @@ def config(v: dict):
                       weight_decay=v["r_wd"])
 
 
-def current_player(kind: str, want: tuple, make) -> Player | None:
-    """The session's run of `kind` ("race" or "sched"): player.model is its racers, new ones when `want` changed."""
-    def build() -> Player:
+def live_spec(kind: str, settings: tuple, make: Callable[[], list], speed: int) -> LiveSpec:
+    """The run of `kind` ("race" or "sched") for these settings: the racers make() builds (it raises ValueError on
+    settings that cannot build the model), stepped together; sessions with equal settings share one."""
+    def build():
         from sim.core.threads import configure_threads
+        from sim.optim.race import RaceRun
 
         configure_threads()
-        racers = make()
+        return RaceRun(make(), CURVES[kind])
 
-        def step(n: int) -> None:
-            for r in racers:
-                r.step(n)
-
-        return Player(step, lambda: {}, lambda: all(r.done for r in racers), model=racers)
-
-    try:
-        return live_run.current_player(f"opt.{kind}", want, build)
-    except ValueError:
-        st.error(t("opt.race.invalid"), icon=":material/error:")
-        return ss.get(f"opt.{kind}.player")
+    return LiveSpec(f"opt.{kind}", (kind, *settings), build, speed=speed)
 
 
-def live_panel(kind: str, player: Player, speed: int) -> None:
-    racers, scheduled = player.model, kind == "sched"
+def race_spec(v: dict, opts: tuple) -> LiveSpec:
+    """The race of these optimisers at the page's settings `v`."""
+    v = dict(v)  # as they are now: the build runs later, once
+    lrs = {o: v[f"r_{o}_lr"] for o in RACERS}
+
+    def make():
+        from sim.optim.race import race
+
+        return race(opts, config(v), lrs, v["r_steps"])
+
+    settings = (tuple(opts), v["r_steps"], *(v[n] for n in MODEL), *(lrs[o] for o in opts), lrs["adamw"])
+    return live_spec("race", settings, make, v["r_speed"])
+
+
+def drawn(frame: dict, scheduled: bool, shown: dict[str, str], labels: dict) -> dict:
+    """A run's frame (sim.optim.race.RaceRun.frame) as the live plots draw it, in the page's language."""
+    return {**race_frame(frame["racers"], shown, labels, scheduled), "step": frame["step"], "run": frame["run"],
+            "n": frame["n"]}
+
+
+def ended(racer: dict) -> bool:
+    return racer["diverged_at"] is not None or racer["finished"]
+
+
+def live_panel(kind: str, spec: LiveSpec) -> Cursor | None:
+    """The run of `spec`, live, with what it says of its racers; then their table (read at the cursor's step)."""
+    scheduled = kind == "sched"
     shown = names(scheduled)
-    player.speed = speed
-    drawn = ("loss", "lr" if scheduled else "ms")
-    player.snapshot = lambda: race_frame([r.view(drawn) for r in racers], names(scheduled), frame_labels(), scheduled)
 
-    def stopped() -> bool:
-        return all(r.done for r in racers)
-
-    def messages() -> None:
+    def messages(cursor: Cursor) -> None:
+        got = cursor.traj.frame_at_or_before(cursor.pos)  # the frame at the step shown
+        racers = got[1]["racers"] if got else []
         for r in racers:
-            if r.diverged:
-                st.warning(t("opt.race.diverged", name=shown[r.label], step=r.diverged_at, lr=f"{r.lr:g}"),
+            if r["diverged_at"] is not None:
+                st.warning(t("opt.race.diverged", name=shown[r["label"]], step=r["diverged_at"], lr=f"{r['lr']:g}"),
                            icon=":material/trending_up:")
-        if stopped() and any(r.finished for r in racers):
-            st.success(t("opt.race.finished", steps=max(r.steps for r in racers)), icon=":material/flag:")
+        if racers and all(ended(r) for r in racers) and any(r["finished"] for r in racers):
+            st.success(t("opt.race.finished", steps=max(r["steps"] for r in racers)), icon=":material/flag:")
 
     def show(frames: list[dict], seq: int, status: str) -> None:
-        live_plots.show_frames(frames, key=f"opt.{kind}.view", seq=seq, status=status)
+        labels = frame_labels()
+        live_plots.show_frames([drawn(f, scheduled, shown, labels) for f in frames], key=f"opt.{kind}.view",
+                               seq=seq, status=status)
 
-    live_run.live_view("opt.race", f"opt.{kind}", player, show, stopped, messages=messages, n=speed)
-    table(kind, player, shown)
+    def invalid(_: BaseException) -> None:
+        st.error(t("opt.race.invalid"), icon=":material/error:")
+
+    cursor = live_run.live_lab(spec, show, prefix="opt.race", bad_settings=invalid, messages=messages, n=spec.speed)
+    if cursor is not None:
+        table(kind, cursor, shown)
+    return cursor
 
 
-def table(kind: str, player: Player, shown: dict[str, str]) -> None:
-    """Each racer's measured figures, as of this page run (while it plays, the live caption has the newest)."""
-    with player.lock:
-        views = [r.view(curves=()) for r in player.model]
+def table(kind: str, cursor: Cursor, shown: dict[str, str]) -> None:
+    """Each racer's measured figures at the cursor's step, as of this page run (while it plays, the live caption has
+    the newest)."""
+    with cursor.model() as run:  # the racers at the step shown (a replayed copy when the run is ahead)
+        views = [r.view(curves=()) for r in run.racers]
     rows = {t("opt.race.col.name"): [shown[v["label"]] for v in views],
             t("opt.race.col.steps"): [v["steps"] for v in views],
             t("opt.race.col.loss"): [fmt(v["loss"], 4) if v["loss"] is not None else "–" for v in views],
@@ -114,40 +140,21 @@ def race_section(state: PageState) -> None:
         cols = st.columns(len(opts))
         for col, o in zip(cols, opts, strict=True):
             state.widget(f"r_{o}_lr", container=col, label=t("opt.race.lr", name=t(f"opt.r_opts.{o}")))
-    v = state.values
-    lrs = {o: v[f"r_{o}_lr"] for o in RACERS}
-    want = ("race", opts, v["r_steps"], *(v[n] for n in MODEL), *(lrs[o] for o in opts), lrs["adamw"])
-
-    def make():
-        from sim.optim.race import race
-
-        return race(opts, config(v), lrs, v["r_steps"])
-
-    player = current_player("race", want, make)
-    if player is not None:
-        live_panel("race", player, v["r_speed"])
+    live_panel("race", race_spec(state.values, tuple(opts)))
     st.markdown(t("opt.race.explain", steps=NS_STEPS, per=NS_PRODUCTS, products=NS_STEPS * NS_PRODUCTS))
 
 
-def schedules_race(state: PageState, steps: int, warmup: int, floor: float, decay: float) -> None:
-    """The same model trained under each schedule of the section's curves, live, side by side."""
-    st.subheader(t("opt.sched.race"))
-    st.markdown(t("opt.sched.race_intro"))
-    with state.controls():
-        c1, c2 = st.columns(2)
-        opt = state.widget("s_opt", container=c1)
-        lr = state.widget("s_lr", container=c2)
-    with state.controls(expander=t("opt.race.model")):
-        model_controls(state)
-    v = state.values
-    want = ("sched", opt, lr, steps, warmup, floor, decay, *(v[n] for n in MODEL))
+def defaults(seed: int | None) -> dict:
+    v = {p.name: p.default for p in SCHEMA}
+    if seed is not None:
+        v["r_seed"] = seed
+    return v
 
-    def make():
-        from sim.optim.race import schedule_race
 
-        return schedule_race(opt, config(v), lr, steps, warmup, floor, decay)
-
-    player = current_player("sched", want, make)
-    if player is not None:
-        live_panel("sched", player, v["r_speed"])
-    st.markdown(t("opt.sched.race_explain"))
+def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]], object]]:
+    """The race at the lab's default settings (seed: another seed of the data, the weights and the batches) and what
+    a playing page does with its frames, for benchmarks/classroom.py (--lab optimizers_race; the schedules race:
+    labs/optimizers/sched_race.py)."""
+    v = defaults(seed)
+    labels, shown = frame_labels(), names(False)
+    return race_spec(v, tuple(v["r_opts"])), lambda frames: [drawn(f, False, shown, labels) for f in frames]

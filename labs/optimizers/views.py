@@ -3,7 +3,7 @@ and the widgets whose range depends on other settings."""
 import numpy as np
 import streamlit as st
 
-from labs.optimizers.race import schedules_race
+from labs.optimizers.sched_race import schedules_race
 from labs.optimizers.schema import PAGE, SCHEMA
 from sim.core.data import n_classes
 from sim.optim.optimizers import (

@@ -12,6 +12,10 @@ A racer can follow a learning-rate schedule (sim.optim.optimizers.schedule, as a
 step): the schedules section trains one racer per schedule. A loss that is no longer finite ends that racer
 (`diverged`); the others go on. Everything runs on the CPU in float32 (float64 if asked, for the tests), with its
 own generators (the global RNG is not touched).
+
+A race (or a schedules race) is one live run (sim.core.live.LiveRun): RaceRun steps every racer, its frame holds each
+racer's compact view. Everything it computes is a pure function of its settings, however its steps are grouped,
+except the wall-clock figures (the ms per step, and the ms curve), which measure the machine as it runs.
 """
 from __future__ import annotations
 
@@ -37,6 +41,7 @@ POINTS = 200
 NOISE = 0.1
 DIVERGED = 10.0  # a whole-set loss above this many times the loss at step 0 (or not finite) ends the racer
 KEYS = ("loss", "ms", "lr")  # what the history records per step
+EXACT = ("loss", "lr")  # the recorded values that do not depend on the clock: what a long history is compacted on
 POINTS_DRAWN = {"loss": 160, "ms": 40, "lr": 100}  # the most points of each curve a frame carries (min–max decimated)
 WARMUP = 5  # the first steps include torch's one-off set-up (the state's allocation): not in the ms curve
 TIMED = 50  # the wall-clock figures are medians of the last TIMED steps (robust to a busy machine)
@@ -209,7 +214,8 @@ class Racer:
         for key, v in (("step", self.steps), ("loss", value), ("ms", ms), ("lr", self.lr * factor)):
             self.columns[key].append(v)
         if len(self.columns["step"]) > CAP:
-            keep = kept_after_compaction(self.columns["step"], np.column_stack([self.columns[k] for k in KEYS]))
+            # on the loss and the learning rate only: which steps stay must not depend on the clock
+            keep = kept_after_compaction(self.columns["step"], np.column_stack([self.columns[k] for k in EXACT]))
             self.columns = {k: [c[i] for i in keep] for k, c in self.columns.items()}
 
     @property
@@ -259,6 +265,16 @@ class Racer:
                 "params": self.n_params, "diverged_at": self.diverged_at, "finished": self.finished,
                 "curves": self.curves({k: POINTS_DRAWN[k] for k in curves})}
 
+    def frame(self, curves: tuple[str, ...] = ("loss", "ms")) -> dict:
+        """What the live view draws of this racer, compact (a trajectory keeps hundreds of frames): its label, steps,
+        latest loss and ms per step, learning rate, how it ended, and the curves named in `curves` as (int32 steps,
+        float32 values) arrays, decimated to POINTS_DRAWN."""
+        out = {}
+        for key, (steps, values) in self.curves({k: POINTS_DRAWN[k] for k in curves}).items():
+            out[key] = (np.asarray(steps, dtype=np.int32), np.asarray(values, dtype=np.float32))
+        return {"label": self.label, "steps": self.steps, "loss": self.last_loss(), "ms": self.ms_per_step(),
+                "lr": self.lr, "diverged_at": self.diverged_at, "finished": self.finished, "curves": out}
+
     def last_loss(self) -> float | None:
         """The latest finite whole-set loss (a diverged racer's before it diverged)."""
         return next((v for v in reversed(self.columns["loss"][-5:]) if math.isfinite(v)), None)
@@ -278,3 +294,33 @@ def schedule_race(optimizer: str, config: RaceConfig, lr: float, steps: int, war
     section's curves (sim.optim.optimizers.schedule)."""
     args = schedule_args(steps, warmup, floor, decay)
     return [Racer(optimizer, config, lr, schedule(s, steps, 1.0, **args[s]), label=s, rest_lr=lr) for s in SCHEDULES]
+
+
+class RaceRun:
+    """A race as one live run (sim.core.live.LiveRun): advance(n) steps every racer n steps, one racer after the other
+    (a racer that diverged or finished does nothing); it has stopped once every racer has. `curves`: the recorded
+    values its frame carries ("loss" and "ms" for the race, "loss" and "lr" for the schedules race)."""
+
+    def __init__(self, racers: list[Racer], curves: tuple[str, ...] = ("loss", "ms")):
+        self.racers, self.curves = list(racers), tuple(curves)
+
+    @property
+    def steps(self) -> int:
+        """Steps made: every racer still running has made this many (all start at 0 and step together)."""
+        return max((r.steps for r in self.racers), default=0)
+
+    @property
+    def stopped(self) -> bool:
+        return all(r.done for r in self.racers)
+
+    def shared(self) -> tuple:
+        """The data set and the schedules' factors: they never change (a checkpoint references them)."""
+        return tuple(x for r in self.racers for x in (r.X, r.y, r.lr_factors) if x is not None)
+
+    def advance(self, n: int) -> None:
+        for r in self.racers:
+            r.step(n)
+
+    def frame(self) -> dict:
+        """Each racer's compact view (Racer.frame), in the race's order: numbers and arrays, the page adds the words."""
+        return {"steps": self.steps, "racers": [r.frame(self.curves) for r in self.racers]}

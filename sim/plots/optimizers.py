@@ -384,10 +384,10 @@ def spread(sv: np.ndarray) -> np.ndarray:
 
 
 def race_frame(views: list[dict], names: dict[str, str], labels: dict, scheduled: bool = False) -> dict:
-    """One frame of the live race (sim.optim.race.Racer.view of each racer): the whole-set losses overlaid (from 0 to
-    the loss at step 0), and beside them the median wall-clock per step of each racer or, for the schedules race
-    (`scheduled`), the learning rate each run used. names: racer label -> shown name; colours by optimiser
-    (schedules: by schedule).
+    """One frame of the live race (sim.optim.race.Racer.view or Racer.frame of each racer: a curve's steps and values
+    as lists or arrays): the whole-set losses overlaid (from 0 to the loss at step 0), and beside them the median
+    wall-clock per step of each racer or, for the schedules race (`scheduled`), the learning rate each run used.
+    names: racer label -> shown name; colours by optimiser (schedules: by schedule).
     labels: step, loss, ms, lr, loss_title, ms_title, lr_title, caption ({step}), racer ({name} {loss} {ms})."""
     colours = SCHEDULE_COLOURS if scheduled else COLOURS
     second = "lr" if scheduled else "ms"
@@ -396,7 +396,8 @@ def race_frame(views: list[dict], names: dict[str, str], labels: dict, scheduled
         return [series(*v["curves"][key], color=colours.get(v["label"], INK), label=names[v["label"]],
                        dash=v["label"] == "constant", width=2.5) for v in views]
 
-    start = max((y[0] for v in views for y in (v["curves"]["loss"][1],) if y and math.isfinite(y[0])), default=1.0)
+    start = max((float(y[0]) for v in views for y in (v["curves"]["loss"][1],) if len(y) and math.isfinite(y[0])),
+                default=1.0)
     panels = [xy_panel(labels["loss_title"], lines("loss"), x_label=labels["step"], y_label=labels["loss"],
                        width=460, height=300, y_range=(0.0, 1.1 * start)),  # from 0 to the start: progress at a glance
               xy_panel(labels[f"{second}_title"], lines(second), x_label=labels["step"], y_label=labels[second],
