@@ -156,3 +156,21 @@ def test_a_failing_run_reports_its_error_and_keeps_its_place():
     for _ in range(5):
         c.step_once()
     assert c.pos == 3 and isinstance(c.error, RuntimeError) and c.stopped
+
+
+def test_a_memo_is_computed_once_per_step_for_every_cursor():
+    runs = Runs(Scheduler(workers=1))
+    traj = runs.get("m", lambda: Walk(4))
+    a, b = Cursor(runs, traj), Cursor(runs, traj)
+    calls = []
+
+    def figure(run):
+        calls.append(run.steps)
+        return run.x
+
+    a.advance(5)
+    b.advance(5)
+    assert a.memo("fig", figure) == b.memo("fig", figure) == private(4, 5).x and calls == [5]
+    b.reset()
+    assert b.memo("fig", figure) == 0.0 and calls == [5, 0]  # another step, computed for it
+    assert a.memo(("fig", "zh"), figure) == private(4, 5).x and calls == [5, 0, 5]  # another key

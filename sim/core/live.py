@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 FRAMES_PER_S = 30  # ticks a second of a playing cursor: it moves `speed` frame units a tick
 LOOKAHEAD_S = 0.3  # a trajectory is computed this far ahead of its fastest playing cursor
@@ -41,6 +41,8 @@ IDLE_S = 20.0  # a cursor not read for this long has lost its viewer (the tab is
 GRACE_S = 60.0  # a trajectory nobody watches is kept this long, for a viewer who comes back
 MAX_RUNS = 48  # trajectories kept at most; over it, the longest unwatched go first
 RATE_WINDOW_S = 3.0  # steps a second are measured over this window
+MEMOS = 32  # results of Cursor.memo kept per trajectory
+T = TypeVar("T")
 
 
 class LiveRun(Protocol):
@@ -102,6 +104,7 @@ class Trajectory:
         self.checkpoints: list[tuple[int, LiveRun]] = [(self.head, _copy(run))]
         self._since_checkpoint = 0.0
         self._replayed: OrderedDict[int, LiveRun] = OrderedDict()  # step -> a copy at that step (probes)
+        self.memos: OrderedDict[tuple, object] = OrderedDict()  # (step, key) -> what Cursor.memo computed
         self.stride = unit  # a frame every `stride` steps: the slowest playing viewer's step a tick
         self.demand = self.head  # the step the playing cursors need computed
         self.vtime = 0.0  # CPU time received (s): the scheduler serves the least served first
@@ -525,6 +528,22 @@ class Cursor:
         """The run at this cursor's step (lock held while it is used)."""
         with self.traj.model_at(self.pos) as run:
             yield run
+
+    def memo(self, key: Hashable, fn: Callable[[LiveRun], T]) -> T:
+        """fn(the run at this cursor's step), computed once for every cursor of the trajectory at this step: a class
+        following its teacher draws the same figures once. key: what else the result depends on (the language, a
+        threshold); the result is shared, so it must not be changed by its users."""
+        traj, at = self.traj, (self.pos, key)
+        with traj.lock:
+            if at in traj.memos:
+                traj.memos.move_to_end(at)
+                return traj.memos[at]
+            with self.model() as run:
+                value = fn(run)
+            traj.memos[at] = value
+            while len(traj.memos) > MEMOS:
+                traj.memos.popitem(last=False)
+            return value
 
 
 _SERIALS = itertools.count(1)
