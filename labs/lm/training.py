@@ -85,9 +85,8 @@ def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, i
             st.error(t("lm.diverged", lr=v["lr"]))
         key = "lm.samples"
         at = (cursor.serial, cursor.pos, sampling)
-        if not cursor.playing and ss.get(f"{key}.at") != at:
-            with cursor.model() as run:  # the model at the step shown
-                ss[key] = [generate(run.trainer, "", 60, *sampling, seed=1)]
+        if not cursor.playing and ss.get(f"{key}.at") != at:  # the model at the step shown (once for the class)
+            ss[key] = [cursor.memo(("sample", sampling), lambda run: generate(run.trainer, "", 60, *sampling, seed=1))]
             ss[f"{key}.at"] = at
         elif cursor.playing and time.monotonic() - ss.get(f"{key}.when", 0.0) > REPORT_S:
             with cursor.traj.model_near(cursor.pos) as (_, run):  # the newest checkpoint shown: no replay
@@ -111,11 +110,12 @@ def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, i
 def prompt_view(cursor: Cursor, sampling: tuple[float, int, float]) -> None:
     """The next-token distribution after a prompt the user types, with the sampling rules applied."""
     with cursor.model() as run:
-        task = run.task
-        start = task.tokenizer.decode(task.val_ids[:6].tolist()).replace("�", "")
-        prompt = st.text_input(t("lm.prompt"), value=start, key="lm.prompt", max_chars=200)
-        ids = encode_known(task, prompt)
-        probs = next_token_probs(prompt_logits(run.trainer, ids), *sampling)
+        task = run.task  # the text and its tokenizer never change
+    start = task.tokenizer.decode(task.val_ids[:6].tolist()).replace("�", "")
+    prompt = st.text_input(t("lm.prompt"), value=start, key="lm.prompt", max_chars=200)
+    ids = encode_known(task, prompt)
+    probs = cursor.memo(("next", tuple(ids), sampling),
+                        lambda run: next_token_probs(prompt_logits(run.trainer, ids), *sampling))
     if prompt and len(ids) == 0:
         st.warning(t("lm.prompt_unknown"))
     labels = {"prob": t("lm.chart.prob"), "next": t("lm.chart.next")}
@@ -127,8 +127,8 @@ def per_token_view(cursor: Cursor) -> None:
     """A validation passage coloured by the model's loss on each token; a clicked token shows what it expected."""
     with cursor.model() as run:
         task = run.task
-        passage = task.tokenizer.decode(task.val_ids[: run.trainer.config.block_size].tolist())
-        tl = token_losses(run.trainer, passage)
+    passage = task.tokenizer.decode(task.val_ids[: task.length].tolist())
+    tl = cursor.memo(("tokens", passage), lambda run: token_losses(run.trainer, passage))
     st.markdown(token_html(tl.pieces, tl.losses), unsafe_allow_html=True)
     labels = {"token": t("lm.chart.token"), "loss": t("lm.chart.loss"), "prob": t("lm.chart.prob"),
               "next": t("lm.chart.next")}
