@@ -134,7 +134,8 @@ def live_panel(v: dict, upload) -> Cursor | None:
 
     def show(frames: list[dict], seq: int, status: str) -> None:
         cursor: Cursor = held["cursor"]
-        status = "diverged" if status == "stopped" else status
+        if status == "stopped":  # diverged; or failed, which the page's error message says (the run is kept)
+            status = "diverged" if cursor.error is None else "paused"
         static_part = view_static(cursor, frames, playing=status == "playing")
         config, k, data_points = run_info(cursor)
         _component(data=payload(frames, seq=seq, status=status, config=config, n_outputs=k,
