@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.core.history import decimate
-from sim.nets.training import HISTORY_KEYS, Trainer
+from sim.nets.training import HISTORY_KEYS, Trainer, _grid_points
 from sim.plots import live as enc
 
 GRID_RES = 50  # boundary resolution sent per frame (the browser smooths it to 360 px)
@@ -26,6 +26,8 @@ class ClassifierRun:
 
     def __init__(self, trainer: Trainer):
         self.trainer = trainer
+        # the boundary grid's feature matrix: the same every frame (Trainer.predict_grid builds it each call)
+        self._grid_x = trainer._features(_grid_points(GRID_RES))
 
     @property
     def steps(self) -> int:
@@ -38,7 +40,7 @@ class ClassifierRun:
     def shared(self) -> tuple:
         """The data and its feature matrices: never changed by training, so checkpoints reference them."""
         t = self.trainer
-        return t.X_train, t.y_train, t.X_val, t.y_val, t.X_test, t.y_test, t._x_train, t._x_val
+        return t.X_train, t.y_train, t.X_val, t.y_val, t.X_test, t.y_test, t._x_train, t._x_val, self._grid_x
 
     def advance(self, n: int) -> None:
         self.trainer.step(epochs=n)
@@ -47,7 +49,8 @@ class ClassifierRun:
         """The boundary and the losses now; at the first epoch and every NET_EVERY also `static()`."""
         t = self.trainer
         last = t.history[-1] if t.history else {}
-        out = {"epoch": t.epoch, "grid": enc.encode_grid(t.predict_grid(GRID_RES), t.config.problem),
+        grid = t.net.forward_all(self._grid_x)[-1].reshape(GRID_RES, GRID_RES, -1)  # Trainer.predict_grid's values
+        out = {"epoch": t.epoch, "grid": enc.encode_grid(grid, t.config.problem),
                "train_loss": last.get("train_loss"), "val_loss": last.get("val_loss")}
         if t.epoch % NET_EVERY == 0:
             out.update(static(t))
