@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sim.core.threads import configure_threads  # noqa: E402
 
 # lab -> module with bench_spec(seed) -> (LiveSpec, draw(frames)): the page's own settings and drawing
-LABS = {"lm": "labs.lm.training", "optimizers_race": "labs.optimizers.race",
-        "optimizers_sched": "labs.optimizers.sched_race"}
+LABS = {"lm": "labs.lm.training", "classification": "labs.classification.live",
+        "optimizers_race": "labs.optimizers.race", "optimizers_sched": "labs.optimizers.sched_race"}
 
 
 def rss_mb() -> float:

@@ -8,7 +8,7 @@ from waits import eventually, stays
 
 from ui.live_run import POLL_S
 
-# a live view's status, as the canvas components mark it (ui/live_plots.js, ui/live_view.js)
+# a live view's status, as the canvas components mark it (ui/live_plots.js, labs/classification/live_view.js)
 PAUSED = ".lp-caption.paused, .lv-status.paused"
 
 

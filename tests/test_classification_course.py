@@ -4,14 +4,15 @@ and class imbalance (accuracy looks good, the PR curve does not)."""
 import numpy as np
 import pytest
 
+from apptools import live_model, open_lab, texts
 from apptools import metrics as page_metrics
-from apptools import open_lab, texts
 from sim.core.data import make_classification, split
 from sim.nets import metrics
 from sim.nets.training import ClassifierConfig, Trainer, affine_formula, collapse_linear, holdout_report, model_notes
 from ui.i18n import catalogue
 
 CLS = "labs/classification/page.py"
+KEY = "cls"  # the lab's live run: live_model(at, KEY) is the model at the session's step
 EN = catalogue("en")
 
 
@@ -81,22 +82,34 @@ def test_the_default_split_is_one_the_notes_teach():
     assert gen["train"].lo <= train <= gen["train"].hi and gen["val"].lo <= val <= gen["val"].hi
     assert 0.1 <= 1 - train - val <= 0.2
     at = cls_page()
-    trainer = at.session_state["cls.player"].model
-    assert (len(trainer.y_train), len(trainer.y_val), len(trainer.y_test)) == (350, 75, 75)
+    with live_model(at, KEY) as run:
+        assert (len(run.trainer.y_train), len(run.trainer.y_val), len(run.trainer.y_test)) == (350, 75, 75)
     assert EN["cls.split_sizes"].format(train=350, val=75, test=75) in texts(at)
 
 
 def test_page_tunes_on_validation_and_tests_once_on_request():
     at = cls_page(n="200", train_ratio="0.5", val_ratio="0.4")
-    trainer = at.session_state["cls.player"].model
-    assert (len(trainer.y_train), len(trainer.y_val), len(trainer.y_test)) == (100, 40, 60)
+    with live_model(at, KEY) as run:
+        assert (len(run.trainer.y_train), len(run.trainer.y_val), len(run.trainer.y_test)) == (100, 40, 60)
     shown = page_metrics(at)
     assert shown[EN["cls.metric.n_val"]] == "40" and EN["cls.metric.n_test"] not in shown
     assert EN["cls.split_sizes"].format(train=100, val=40, test=60) in texts(at)
     assert EN["cls.test.not_yet"] in texts(at) and "validation set" in EN["cls.threshold_help"]
+    for _ in range(2):
+        next(b for b in at.button if b.label == EN["cls.step"]).click().run()
     next(b for b in at.button if b.label == EN["cls.test.button"]).click().run()
     shown = page_metrics(at)
     assert shown[EN["cls.metric.n_test"]] == "60" and EN["cls.metric.ap"] in shown
+    # the model at the session's step (epoch 2), as a run of its own built from the same settings shows it
+    from labs.classification.live import live_spec
+    from labs.classification.schema import SCHEMA
+
+    own = live_spec({**{p.name: p.default for p in SCHEMA}, "n": 200, "train_ratio": 0.5, "val_ratio": 0.4}).build()
+    own.advance(2)
+    tr = own.trainer
+    report = holdout_report(tr.y_test, tr.predict_proba(tr.X_test), at.slider(key="cls.threshold").value)
+    assert shown[EN["cls.metric.auc"]] == f"{report['auc']:.3f}" and shown[EN["cls.metric.ap"]] == f"{report['ap']:.3f}"
+    assert EN["cls.test.at"].format(epoch=2, thr=f"{report['threshold']:.2f}") in texts(at)
     at.run()  # the result stays while the model is the same
     assert page_metrics(at)[EN["cls.metric.n_test"]] == "60"
     next(b for b in at.button if b.label == EN["cls.step"]).click().run()
@@ -106,7 +119,8 @@ def test_page_tunes_on_validation_and_tests_once_on_request():
 
 def test_old_links_keep_working():
     at = cls_page(train_ratio="0.9", show_test="1", optimizer="adamw")  # no val_ratio, no weight_decay
-    trainer = at.session_state["cls.player"].model
+    with live_model(at, KEY) as run:
+        trainer = run.trainer
     assert not at.exception and not at.error
     assert not [w for w in at.warning if EN["cls.val_ratio"] in w.value or EN["cls.train_ratio"] in w.value]
     assert (len(trainer.y_train), len(trainer.y_val), len(trainer.y_test)) == (450, 25, 25)
@@ -131,11 +145,13 @@ def test_weight_decay_sits_next_to_the_optimizer_and_is_in_the_url():
     assert EN["cls.weight_decay_off"] in texts(at)
     at = cls_page(optimizer="adamw", weight_decay="0.1")
     assert not at.select_slider(key="cls.weight_decay").disabled
-    assert at.session_state["cls.player"].model.net.decay == 0.1
+    with live_model(at, KEY) as run:
+        assert run.trainer.net.decay == 0.1
     assert EN["cls.weight_decay_help"] in texts(at) and "Loshchilov" in EN["cls.weight_decay_help"]
     at.select_slider(key="cls.weight_decay").set_value(0.0).run()
     assert at.query_params["weight_decay"] == "0.0" or at.query_params["weight_decay"] == "0"
-    assert at.session_state["cls.player"].model.net.decay == 0.0
+    with live_model(at, KEY) as run:
+        assert run.trainer.net.decay == 0.0
 
 
 # --- 3. λΣw² ---------------------------------------------------------------------------------------
@@ -200,7 +216,8 @@ def test_page_names_logistic_regression_and_a_linear_network():
     at = cls_page(activation="linear", dropout="0.2")
     shown = texts(at)
     assert EN["cls.note.linear"] in shown and EN["cls.note.inverted_dropout"] in shown
-    W, b = collapse_linear(at.session_state["cls.player"].model.layers())
+    with live_model(at, KEY) as run:
+        W, b = collapse_linear(run.trainer.layers())
     formula = affine_formula(W[0], float(b[0]), ["x₁", "x₂"])
     assert EN["cls.note.linear_formula"].format(formula=formula) in shown
     assert EN["cls.note.logistic_regression"] not in shown and not at.exception
@@ -225,7 +242,8 @@ def test_imbalanced_majority_classifier_looks_accurate_but_has_no_precision():
 
 def test_imbalanced_page_warns_that_accuracy_misleads():
     at = cls_page(dataset="imbalanced")
-    y = at.session_state["cls.player"].model.y_val
+    with live_model(at, KEY) as run:
+        y = run.trainer.y_val
     share = metrics.majority_accuracy(y)
     assert share >= 0.8
     assert page_metrics(at)[EN["cls.metric.majority"]] == f"{share:.3f}"

@@ -14,7 +14,8 @@ from ui.components import component_script
 ROOT = Path(__file__).resolve().parent.parent
 UI = ROOT / "ui"
 NODE = shutil.which("node")
-SCRIPTS = [(UI / "live_view.js", UI / "live_view.css"), (UI / "live_plots.js", UI / "live_plots.css"),
+SCRIPTS = [(ROOT / "labs/classification/live_view.js", ROOT / "labs/classification/live_view.css"),
+           (UI / "live_plots.js", UI / "live_plots.css"),
            (ROOT / "labs/gpu/memsim_view.js", ROOT / "labs/gpu/memsim_view.css")]
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 

@@ -126,7 +126,8 @@ RAW_HTML_SITES = {
     ("labs/lm/training.py", "unsafe_allow_html"): "sim.plots.lm.token_html, as above",
     ("ui/present.py", "st.html("): "CSS, a constant",
     ("ui/live_plots.js", "innerHTML"): "constant styles and empty boxes; the texts go in as textContent",
-    ("ui/live_view.js", "innerHTML"): "constant styles and empty boxes; the texts go in as textContent",
+    ("labs/classification/live_view.js", "innerHTML"): "constant styles and empty boxes; the texts go in as "
+                                                       "textContent",
     ("ui/chart_download.js", "innerHTML"): "a constant button; its label goes in as textContent",
     ("labs/gpu/memsim_view.js", "root.innerHTML"): "constant styles and empty boxes",
     ("labs/gpu/memsim_view.js", "legend.innerHTML"): "palette colours and catalogue words (no params): app-made",

@@ -3,22 +3,20 @@ import random
 
 import streamlit as st
 
-from labs.classification.config import make_config
+from labs.classification import live
 from labs.classification.results import (
     curves_panel,
     downloads,
     evaluation_panel,
     features_panel,
     model_notes_panel,
+    snapshot,
     why_cross_entropy,
 )
 from labs.classification.schema import PAGE, SCHEMA
 from sim.core.data import CLASSIFICATION_DATASETS, REGRESSION_DATASETS, split_sizes
 from sim.core.upload import parse_points_csv
-from sim.nets.training import Trainer
-from ui import live, live_run
 from ui.i18n import t
-from ui.player import Player
 from ui.upload import upload_box
 from ui.urlstate import PageState
 
@@ -28,23 +26,6 @@ ss = st.session_state
 # ---------- model ----------
 def regenerate() -> None:
     ss["cls.seed"] = random.randrange(1_000_000)
-
-
-def current_player(v: dict) -> Player | None:
-    """The session's run (player.model: its Trainer); a new one when the settings change, the old one on bad input."""
-    if not v["features"]:
-        st.warning(t("cls.no_features"))
-        return ss.get("cls.player")
-    upload = ss.get("cls.upload")
-    config = make_config(v)
-    try:
-        player = live_run.current_player(
-            "cls", (config, id(upload)), lambda: live.player_for(Trainer(config, data=upload and (upload.X, upload.y))))
-    except ValueError as e:
-        st.error(t("cls.bad_config", detail=str(e)))
-        return ss.get("cls.player")
-    player.speed = live.EPOCHS_PER_FRAME * v["speed"]
-    return player
 
 
 # ---------- widgets ----------
@@ -97,30 +78,6 @@ def model_controls(state: PageState) -> None:
                 col.caption(t(f"cls.reg_formula.{v['regularization']}"))
 
 
-# ---------- live view ----------
-def live_panel(state: PageState, player: Player) -> None:
-    trainer = player.model
-
-    def messages() -> None:
-        if trainer.diverged:
-            st.error(t(f"cls.diverged.{trainer.divergence}", lr=trainer.config.lr,
-                       loss=f"{trainer.recent_train_loss():.2f}", base=f"{trainer.baseline_loss:.2f}"))
-
-    def show(frames: list[dict], seq: int, status: str) -> None:
-        status = "diverged" if status == "stopped" else status
-        n_hidden = len(trainer.config.hidden)
-        with player.lock:
-            live.show(trainer, frames, seq=seq, status=status, threshold=state.values["threshold"],
-                      discretize=state.values["discretize"], show_val=state.values["show_test"],
-                      labels={"epoch": t("cls.epoch"), "train_loss": t("cls.train_loss"),
-                              "val_loss": t("cls.val_loss"), "status": t(f"cls.status.{status}")},
-                      input_labels=[t(f"cls.features.{f}") for f in trainer.config.features],
-                      titles=[t("cls.net.inputs")] + [t("cls.net.layer", i=i + 1) for i in range(n_hidden)]
-                      + [t("cls.net.output")])
-
-    live_run.live_view("cls", "cls", player, show, lambda: trainer.diverged, messages=messages)
-
-
 # ---------- page ----------
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
@@ -135,21 +92,19 @@ def main() -> None:
             with state.controls():
                 state.widget("features")
                 hidden_layers(state)
-            player = current_player(state.values)
-            if player is None:  # no model could be built from these settings; the error says why
+            cursor = live.live_panel(state.values, ss.get("cls.upload"))
+            if cursor is None:  # no model could be built from these settings; the message says why
                 return
-            live_panel(state, player)
             with state.controls():
                 for name, col in zip(("discretize", "show_test", "speed"), st.columns(3), strict=True):
                     state.widget(name, container=col)
-            with player.lock:
-                model_notes_panel(player.model)
-        curves_panel(player)
+            snap = snapshot(cursor)  # the model at this session's step
+            model_notes_panel(snap)
+        curves_panel(cursor)
         # one panel at a time: hidden tabs would still re-render their charts on every live update
         panel = state.widget("panel", fold=False, label_visibility="collapsed")
-        with player.lock:  # the run may be training on its own thread
-            {"eval": lambda: evaluation_panel(state, player.model), "why_ce": lambda: why_cross_entropy(state),
-             "features": lambda: features_panel(player.model), "download": lambda: downloads(player.model)}[panel]()
+        {"eval": lambda: evaluation_panel(state, cursor, snap), "why_ce": lambda: why_cross_entropy(state),
+         "features": lambda: features_panel(snap), "download": lambda: downloads(snap)}[panel]()
 
 
 main()

@@ -1,47 +1,86 @@
 """The classification lab's results under the live view: loss curves, evaluation (tuned on the validation set,
 the test set evaluated once, on request), what the model is called, why cross-entropy, how many features an input
-is, downloads."""
+is, downloads. Each reads the model at the session's step (the cursor's: sim.core.live.Cursor.model), copied out
+once per page run (Snapshot), so the shared run is not held while the figures are drawn."""
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 import streamlit as st
 
+from labs.classification.live import KEY, playing_curve
 from sim.core.export import VAL_HISTORY_COLUMNS, history_csv, weights_json
+from sim.core.live import Cursor
 from sim.nets import metrics
 from sim.nets.losses import logit_gradients
-from sim.nets.training import Trainer, affine_formula, collapse_linear, feature_examples, model_notes
+from sim.nets.training import (
+    ClassifierConfig,
+    affine_formula,
+    collapse_linear,
+    feature_examples,
+    holdout_report,
+    model_notes,
+)
 from sim.plots.curves import accuracy_curves, loss_curves
 from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
 from sim.plots.losses import gradient_figure
 from ui import charts
 from ui.i18n import t
-from ui.player import Player
 from ui.urlstate import PageState
 
 REFRESH_S = 3.0  # how often the Plotly curves catch up while training (a redraw costs the browser ~100 ms)
+ss = st.session_state
 
 
-def curves_panel(player: Player) -> None:
-    @st.fragment(run_every=REFRESH_S if player.playing else None)
+@dataclass(frozen=True)
+class Snapshot:
+    """What the panels read of the model at the cursor's step."""
+
+    config: ClassifierConfig
+    epoch: int
+    n_classes: int  # columns of predict_proba: k classes (2 for binary), or 1 (regression)
+    n_out: int  # the network's outputs
+    layers: list  # [(W (out, in), b (out,))], copies
+    history: list[dict]
+    y_val: np.ndarray
+    proba_val: np.ndarray  # class probabilities on the validation points (m, k)
+
+
+def snapshot(cursor: Cursor) -> Snapshot:
+    """The model at the cursor's step (sim.core.live.Cursor.model: replayed from a checkpoint when behind the run)."""
+    with cursor.model() as run:
+        tr = run.trainer
+        return Snapshot(tr.config, tr.epoch, tr.n_classes, int(tr.net.sizes[-1]), tr.layers(), list(tr.history),
+                        tr.y_val, tr.predict_proba(tr.X_val))
+
+
+def curves_panel(cursor: Cursor) -> None:
+    @st.fragment(run_every=REFRESH_S if cursor.playing else None)
     def panel():
-        with player.lock:  # the run's thread appends to the history and compacts it
-            history = list(player.model.history)
+        # playing: the curve of the newest frame the live view drew (it equals the run's at that epoch); paused:
+        # the whole history of the model at the cursor's step
+        history = playing_curve(cursor) if cursor.playing else None
+        if history is None:
+            with cursor.model() as run:
+                history, problem = list(run.trainer.history), run.trainer.config.problem
+        else:
+            with cursor.traj.model_near(cursor.pos) as (_, run):  # only its config: the same at every step
+                problem = run.trainer.config.problem
         labels = {k: t(f"cls.plot.{k}") for k in ("epoch", "loss", "accuracy", "train", "val")}
         c1, c2 = st.columns(2)
         charts.plotly_chart(c1, loss_curves(history, labels, held_out="val"), key="cls.loss_fig")
-        if player.model.config.problem == "classification":
+        if problem == "classification":
             charts.plotly_chart(c2, accuracy_curves(history, labels, held_out="val"), key="cls.acc_fig")
 
     panel()
 
 
-def evaluation_panel(state: PageState, trainer: Trainer) -> None:
-    if trainer.config.problem != "classification":
+def evaluation_panel(state: PageState, cursor: Cursor, snap: Snapshot) -> None:
+    if snap.config.problem != "classification":
         st.info(t("cls.eval_regression"))
         return
     # everything here is tuned on the validation set; the test set waits for final_test_panel's one evaluation
-    y = trainer.y_val
-    proba = trainer.predict_proba(trainer.X_val)
+    y, proba = snap.y_val, snap.proba_val
     k = proba.shape[1]
     labels = {k_: t(f"cls.plot.{k_}") for k_ in ("true", "predicted", "count", "fpr", "tpr", "precision", "recall",
                                                   "chance")}
@@ -78,18 +117,24 @@ def evaluation_panel(state: PageState, trainer: Trainer) -> None:
         c1.metric(t("cls.metric.accuracy"), f"{metrics.accuracy(y, pred):.3f}")
         c2.metric(t("cls.metric.n_val"), len(y))
         charts.plotly_chart(st, confusion_figure(metrics.confusion_matrix(y, pred, k), names, labels), key="cls.cm")
-    final_test_panel(trainer, thr)
+    final_test_panel(cursor, thr)
 
 
-def final_test_panel(trainer: Trainer, threshold: float | None) -> None:
-    """The test set, evaluated once on request at the threshold chosen on validation; shown until the model changes."""
+def final_test_panel(cursor: Cursor, threshold: float | None) -> None:
+    """The test set, evaluated once on request at the threshold chosen on validation, of the model at the cursor's
+    step; shown while the session stays at that step of that run (the session's own: runs are shared)."""
     st.subheader(t("cls.test.title"))
     st.caption(t("cls.test.why"))
+    at = (cursor.traj.key, cursor.pos)
     if st.button(t("cls.test.button"), icon=":material/fact_check:", key="cls.test_button"):
-        trainer.evaluate_test(0.5 if threshold is None else threshold)
-    result = trainer.current_test_evaluation()
+        with cursor.model() as run:
+            tr = run.trainer
+            report = holdout_report(tr.y_test, tr.predict_proba(tr.X_test), 0.5 if threshold is None else threshold)
+            ss[f"{KEY}.test_eval"] = (at, {"epoch": tr.epoch, **report})
+    done = ss.get(f"{KEY}.test_eval")
+    result = done[1] if done is not None and done[0] == at else None
     if result is None:
-        st.info(t("cls.test.stale" if trainer.test_evaluation else "cls.test.not_yet"))
+        st.info(t("cls.test.stale" if done is not None else "cls.test.not_yet"))
         return
     names = [n for n in ("accuracy", "precision", "recall", "f1", "auc", "ap") if n in result]
     for col, name in zip(st.columns(len(names) + 1), names + ["n_test"], strict=True):
@@ -101,13 +146,13 @@ def final_test_panel(trainer: Trainer, threshold: float | None) -> None:
         st.caption(t("cls.test.at_epoch", epoch=result["epoch"]))
 
 
-def model_notes_panel(trainer: Trainer) -> None:
+def model_notes_panel(snap: Snapshot) -> None:
     """What the course calls this model, one sentence each; for a linear net, its one equivalent linear map."""
-    for key in model_notes(trainer.config, trainer.n_classes):
+    for key in model_notes(snap.config, snap.n_classes):
         st.caption(t(f"cls.note.{key}"))
-        if key == "linear" and trainer.n_classes <= 2:  # one logit (binary) or one value (regression)
-            W, b = collapse_linear(trainer.layers())
-            names = [t(f"cls.features.{f}") for f in trainer.config.features]
+        if key == "linear" and snap.n_classes <= 2:  # one logit (binary) or one value (regression)
+            W, b = collapse_linear(snap.layers)
+            names = [t(f"cls.features.{f}") for f in snap.config.features]
             st.caption(t("cls.note.linear_formula", formula=affine_formula(W[0], float(b[0]), names)))
 
 
@@ -127,11 +172,11 @@ def why_cross_entropy(state: PageState) -> None:
     charts.plotly_chart(right, gradient_figure(grid, logit_gradients(grid, 1.0), p, labels), key="cls.ce_fig")
 
 
-def features_panel(trainer: Trainer) -> None:
+def features_panel(snap: Snapshot) -> None:
     """How many input features this lab's points, the notes' shopper and the article's picture are, and what that
     costs a model: logistic regression, and the network as set here."""
-    config = trainer.config
-    rows = feature_examples(config.features, config.hidden, int(trainer.net.sizes[-1]))
+    config = snap.config
+    rows = feature_examples(config.features, config.hidden, snap.n_out)
     names = ", ".join(t(f"cls.features.{f}") for f in config.features)
     st.markdown(t("cls.feat.intro", purchase=rows[1]["logistic"]))
     col = {k: t(f"cls.feat.col.{k}") for k in ("example", "shape", "features", "logistic", "network")}
@@ -147,11 +192,11 @@ def features_panel(trainer: Trainer) -> None:
                      lab=f"{rows[0]['network']:,}"))
 
 
-def downloads(trainer: Trainer) -> None:
+def downloads(snap: Snapshot) -> None:
     c1, c2 = st.columns(2)
-    c1.download_button(t("cls.download_curves"), history_csv(trainer.history, VAL_HISTORY_COLUMNS), "curves.csv",
-                       "text/csv", icon=":material/show_chart:", disabled=not trainer.history)
-    meta = {"epoch": trainer.epoch, "features": list(trainer.config.features), "outputs": trainer.n_classes,
+    c1.download_button(t("cls.download_curves"), history_csv(snap.history, VAL_HISTORY_COLUMNS), "curves.csv",
+                       "text/csv", icon=":material/show_chart:", disabled=not snap.history)
+    meta = {"epoch": snap.epoch, "features": list(snap.config.features), "outputs": snap.n_classes,
             "date": datetime.now(UTC).isoformat(timespec="seconds")}
-    c2.download_button(t("cls.download_weights"), weights_json(vars(trainer.config), trainer.layers(), meta),
+    c2.download_button(t("cls.download_weights"), weights_json(vars(snap.config), snap.layers, meta),
                        "weights.json", "application/json", icon=":material/data_object:")

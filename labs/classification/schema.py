@@ -31,7 +31,7 @@ SCHEMA = [
     Param("weight_decay", "choice", 0.01, choices=WEIGHT_DECAYS),
     Param("dropout", "float", 0.0, lo=0.0, hi=0.8, step=0.05),
     Param("seed", "int", 0, lo=0, hi=999_999, step=1),
-    Param("speed", "choice", 1, choices=(1, 2, 5, 10)),  # × ui.live.EPOCHS_PER_FRAME epochs per animation frame
+    Param("speed", "choice", 1, choices=(1, 2, 5, 10)),  # × labs.classification.run.EPOCHS_PER_FRAME epochs a frame
     Param("threshold", "float", 0.5, lo=0.0, hi=1.0, step=0.01),
     Param("discretize", "bool", False),
     Param("show_test", "bool", False),  # shows the validation points; the old name keeps old links working

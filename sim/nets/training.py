@@ -163,17 +163,20 @@ class Trainer:
         return feature_matrix(X, self.config.features).astype(np.float64)  # (N, n_features)
 
     def step(self, epochs: int = 1) -> None:
-        """Train `epochs` epochs (fewer if the run diverges on the way), recording each."""
+        """Train `epochs` epochs (fewer if the run diverges on the way), recording each; step(a) then step(b)
+        leaves the model and its history exactly as step(a + b)."""
         if self.diverged:
             return
         r = self.net.train(self._x_train, self.y_train, self._x_val, self.y_val, epochs,
                            OVERSHOOT * self.baseline_loss)
         acc = self._kind != "regression"
-        self.history += [{"epoch": int(e), "train_loss": float(a), "val_loss": float(b),
-                          "train_acc": float(c) if acc else None, "val_acc": float(d) if acc else None}
-                         for e, a, b, c, d in zip(r.epoch, r.train_loss, r.test_loss, r.train_acc, r.test_acc,
-                                                  strict=True)]
-        bound(self.history, "epoch", HISTORY_KEYS)
+        for e, a, b, c, d in zip(r.epoch.tolist(), r.train_loss.tolist(), r.test_loss.tolist(), r.train_acc.tolist(),
+                                 r.test_acc.tolist(), strict=True):
+            self.history.append({"epoch": e, "train_loss": a, "val_loss": b, "train_acc": c if acc else None,
+                                 "val_acc": d if acc else None})
+            # compacted the moment it passes CAP records, one record at a time: the history is the same however
+            # the epochs are grouped into step() calls (a live run: advance(3) + advance(4) == advance(7))
+            bound(self.history, "epoch", HISTORY_KEYS)
 
     def recent_train_loss(self) -> float:
         """Mean training loss of the last OVERSHOOT_WINDOW epochs (0 before there are that many)."""

@@ -88,8 +88,20 @@ def _sig4(v: float | None) -> float | None:
     return None if v is None else float(f"{v:.4g}")
 
 
-def link_weights(layers: list[tuple[np.ndarray, np.ndarray]]) -> tuple[list[list[float]], float]:
-    """Row-major weights per layer and the magnitude that draws a full-width link."""
-    flat = [np.round(W.astype(float).reshape(-1), 4).tolist() for W, _ in layers]
+def link_weight_arrays(layers: list[tuple[np.ndarray, np.ndarray]]) -> tuple[list[np.ndarray], float]:
+    """Row-major weights per layer (float32: what a live frame keeps) and the magnitude that draws a full-width
+    link (the 95th percentile of |w|)."""
+    flat = [np.ascontiguousarray(W, dtype=np.float32).reshape(-1) for W, _ in layers]
     mags = np.concatenate([np.abs(W).reshape(-1) for W, _ in layers]) if layers else np.zeros(1)
     return flat, max(float(np.percentile(mags, 95)) if mags.size else 0.0, 1e-6)
+
+
+def weight_lists(flat: list[np.ndarray]) -> list[list[float]]:
+    """link_weight_arrays' weights as the canvas takes them: lists, 4 decimals."""
+    return [np.round(w.astype(float), 4).tolist() for w in flat]
+
+
+def link_weights(layers: list[tuple[np.ndarray, np.ndarray]]) -> tuple[list[list[float]], float]:
+    """Row-major weights per layer and the magnitude that draws a full-width link."""
+    flat, wmax = link_weight_arrays(layers)
+    return weight_lists(flat), wmax
