@@ -159,8 +159,6 @@ def test_two_cursors_on_one_trajectory_see_what_a_private_run_shows():
     runs.scheduler.close()
 
 
-@pytest.mark.xfail(strict=True, reason="sim.core.live: Cursor.advance only moves onto a step that has a frame; "
-                   "a Step of one epoch between the frames a play computed ahead (every 5) stays where it is")
 def test_step_after_a_play_trains_one_epoch():
     spec = spec_of(n=200)
     runs = Runs(Scheduler(workers=1))

@@ -155,7 +155,23 @@ def test_a_failing_run_reports_its_error_and_keeps_its_place():
     c = Cursor(runs, traj)
     for _ in range(5):
         c.step_once()
-    assert c.pos == 3 and isinstance(c.error, RuntimeError) and c.stopped
+    assert c.pos == 3 and isinstance(c.error, RuntimeError) and not c.stopped and not c.playing
+    c.play()  # tries again from the newest checkpoint, and fails again at the same step
+    assert c.error is None
+    wait_until(lambda: c.frames(c.pos) and c.error is not None)
+    assert c.pos == 3 and not c.playing
+
+
+def test_a_step_lands_on_its_step_even_where_playing_left_no_frame():
+    runs = Runs(Scheduler(workers=1))
+    traj = runs.get("between", lambda: Walk(6), unit=5)
+    c = Cursor(runs, traj, speed=2)  # frames every 10 steps while it plays
+    c.advance(20)
+    traj.ensure(40)
+    assert 23 not in traj.frames
+    c.step_size = 3
+    c.step_once()
+    assert c.pos == 23 and c.frames(22) == [(23, private(6, 23).frame())]
 
 
 def test_a_memo_is_computed_once_per_step_for_every_cursor():

@@ -20,6 +20,7 @@ step, so a probe reads exactly what a private run would show at that step.
 """
 from __future__ import annotations
 
+import bisect
 import copy
 import itertools
 import os
@@ -99,8 +100,8 @@ class Trajectory:
         self.first = run.steps
         self.stopped = run.stopped
         self.error: BaseException | None = None
-        self.frames: OrderedDict[int, dict] = OrderedDict({self.head: run.frame()})
-        self._first_frame = self.frames[self.head]
+        self.frames: dict[int, dict] = {self.head: run.frame()}
+        self._steps = [self.head]  # the frames' steps, sorted
         self.checkpoints: list[tuple[int, LiveRun]] = [(self.head, _copy(run))]
         self._since_checkpoint = 0.0
         self._replayed: OrderedDict[int, LiveRun] = OrderedDict()  # step -> a copy at that step (probes)
@@ -152,14 +153,11 @@ class Trajectory:
                 self.compute(1.0)
 
     def _store(self, step: int, frame: dict) -> None:
+        if step not in self.frames:
+            bisect.insort(self._steps, step)
         self.frames[step] = frame
-        while len(self.frames) > self.keep:
-            oldest = next(iter(self.frames))
-            if oldest == self.first:  # the first frame stays: Reset shows it
-                self.frames.move_to_end(oldest, last=False)
-                del self.frames[next(itertools.islice(iter(self.frames), 1, None))]
-            else:
-                del self.frames[oldest]
+        while len(self._steps) > self.keep:  # the oldest go, but the first frame stays: Reset shows it
+            del self.frames[self._steps.pop(1 if self._steps[0] == self.first else 0)]
 
     def _checkpoint(self) -> None:
         self._since_checkpoint = 0.0
@@ -175,21 +173,36 @@ class Trajectory:
     def frame_steps(self, after: int, upto: int) -> list[int]:
         """The steps in (after, upto] that have a frame, oldest first."""
         with self.lock:
-            return [s for s in self.frames if after < s <= upto]
+            return self._steps[bisect.bisect_right(self._steps, after):bisect.bisect_right(self._steps, upto)]
 
     def frame_at_or_before(self, step: int) -> tuple[int, dict] | None:
         with self.lock:
-            best = None
-            for s in self.frames:
-                if s <= step and (best is None or s > best):
-                    best = s
-            return None if best is None else (best, self.frames[best])
+            i = bisect.bisect_right(self._steps, step)
+            return None if i == 0 else (self._steps[i - 1], self.frames[self._steps[i - 1]])
+
+    def frame_at(self, step: int) -> dict:
+        """The frame at `step` (≤ head), taken of a replayed copy if the run went past it between two frames."""
+        with self.lock:
+            frame = self.frames.get(step)
+            if frame is None:
+                with self.model_at(step) as run:
+                    frame = run.frame()
+                self._store(step, frame)
+            return frame
 
     def covers(self, step: int) -> bool:
         """Whether the frames from `step` on are still kept (a cursor further behind replays on a copy)."""
         with self.lock:
-            kept = [s for s in self.frames if s != self.first]
+            kept = self._steps[1:] if self._steps[0] == self.first else self._steps
             return step == self.first or not kept or step >= kept[0] - self.stride
+
+    def recover(self) -> None:
+        """After a failed step: back to the newest checkpoint, to try again (the frames computed so far stay)."""
+        with self.lock:
+            if self.error is None:
+                return
+            self._run = _copy(self.checkpoints[-1][1])
+            self.head, self.stopped, self.error = self._run.steps, self._run.stopped, None
 
     @contextmanager
     def model_at(self, step: int) -> Iterator[LiveRun]:
@@ -359,10 +372,13 @@ class Runs:
             with self._lock:
                 if key in self._runs:
                     return self._runs[key]
-            traj = Trajectory(key, build(), unit, keep)
+            try:
+                traj = Trajectory(key, build(), unit, keep)
+            finally:
+                with self._lock:
+                    self._building.pop(key, None)
             with self._lock:
                 self._runs[key] = traj
-                self._building.pop(key, None)
             self.collect(keep=traj)
             return traj
 
@@ -411,6 +427,9 @@ class Cursor:
         return self.speed * self.traj.unit * FRAMES_PER_S
 
     def play(self) -> None:
+        """Play on; after a failure, from the newest checkpoint (the failure may have been passing)."""
+        if self.traj.error is not None:
+            self.traj.recover()
         if self.stopped:
             return
         self.playing, self._t, self._read = True, time.monotonic(), time.monotonic()
@@ -427,16 +446,21 @@ class Cursor:
         self.advance(self.step_size or self.speed * self.traj.unit)
 
     def advance(self, n: int) -> None:
-        """Move on n steps now (a frame is taken there), computing them on this thread if no one has yet."""
+        """Move on n steps now, onto exactly that step (or where the run stopped before it), computing them on this
+        thread if no one has yet."""
+        if self.traj.error is not None:
+            self.traj.recover()
         target = self.pos + n
         self._catch_up(target)
         traj = self.traj
-        with traj.lock:
-            traj.stride = min(traj.stride, max(traj.unit, n))
         traj.ensure(target)
-        got = traj.frame_at_or_before(max(target, self.pos))
-        if got is not None:
-            self.pos = max(self.pos, got[0])
+        with traj.lock:
+            if traj.error is None or traj.head >= target:
+                self.pos = min(target, traj.head)
+                traj.frame_at(self.pos)
+            else:
+                self.pos = max(self.pos, traj.head)
+        self._exact = float(self.pos)
 
     def reset(self) -> None:
         """Back to the first step of the same trajectory (nothing is recomputed)."""
@@ -445,12 +469,12 @@ class Cursor:
 
     @property
     def stopped(self) -> bool:
-        """The run stopped (diverged, finished, failed) and this cursor has reached where it stopped."""
-        traj = self.traj
-        return (traj.stopped or traj.error is not None) and self.pos >= traj.head
+        """The run stopped (diverged, finished) and this cursor has reached where it stopped."""
+        return self.traj.stopped and self.pos >= self.traj.head
 
     @property
     def error(self) -> BaseException | None:
+        """What made the run fail, once this cursor has reached the failure (Play tries again)."""
         return self.traj.error if self.pos >= self.traj.head else None
 
     def watching(self, now: float) -> bool:
@@ -468,7 +492,7 @@ class Cursor:
         if self.playing:
             self._move(now)
             self._ask()
-            if self.stopped:
+            if self.stopped or self.error is not None:
                 self.playing = False
         steps = self.traj.frame_steps(after, self.pos)
         picked = _one_a_tick(steps, self.speed * self.traj.unit)
