@@ -25,7 +25,7 @@ from sim.plots.curves import accuracy_curves, loss_curves
 from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
 from sim.plots.losses import gradient_figure
 from ui import charts
-from ui.i18n import t
+from ui.i18n import lang, t
 from ui.urlstate import PageState
 
 REFRESH_S = 3.0  # how often the Plotly curves catch up while training (a redraw costs the browser ~100 ms)
@@ -47,11 +47,14 @@ class Snapshot:
 
 
 def snapshot(cursor: Cursor) -> Snapshot:
-    """The model at the cursor's step (sim.core.live.Cursor.model: replayed from a checkpoint when behind the run)."""
-    with cursor.model() as run:
+    """The model at the cursor's step (sim.core.live.Cursor.model: replayed from a checkpoint when behind the run),
+    read once for every session at that step (Cursor.memo: a class following its teacher is there together)."""
+    def read(run) -> Snapshot:
         tr = run.trainer
         return Snapshot(tr.config, tr.epoch, tr.n_classes, int(tr.net.sizes[-1]), tr.layers(), list(tr.history),
                         tr.y_val, tr.predict_proba(tr.X_val))
+
+    return cursor.memo("snapshot", read)
 
 
 def curves_panel(cursor: Cursor) -> None:
@@ -59,18 +62,23 @@ def curves_panel(cursor: Cursor) -> None:
     def panel():
         # playing: the curve of the newest frame the live view drew (it equals the run's at that epoch); paused:
         # the whole history of the model at the cursor's step
+        labels = {k: t(f"cls.plot.{k}") for k in ("epoch", "loss", "accuracy", "train", "val")}
+
+        def figures(history: list[dict], problem: str) -> tuple:
+            return (loss_curves(history, labels, held_out="val"),
+                    accuracy_curves(history, labels, held_out="val") if problem == "classification" else None)
+
         history = playing_curve(cursor) if cursor.playing else None
-        if history is None:
-            with cursor.model() as run:
-                history, problem = list(run.trainer.history), run.trainer.config.problem
+        if history is None:  # drawn once for every session at this step and in this language
+            loss, acc = cursor.memo(("curves", lang()), lambda run: figures(run.trainer.history,
+                                                                           run.trainer.config.problem))
         else:
             with cursor.traj.model_near(cursor.pos) as (_, run):  # only its config: the same at every step
-                problem = run.trainer.config.problem
-        labels = {k: t(f"cls.plot.{k}") for k in ("epoch", "loss", "accuracy", "train", "val")}
+                loss, acc = figures(history, run.trainer.config.problem)
         c1, c2 = st.columns(2)
-        charts.plotly_chart(c1, loss_curves(history, labels, held_out="val"), key="cls.loss_fig")
-        if problem == "classification":
-            charts.plotly_chart(c2, accuracy_curves(history, labels, held_out="val"), key="cls.acc_fig")
+        charts.plotly_chart(c1, loss, key="cls.loss_fig")
+        if acc is not None:
+            charts.plotly_chart(c2, acc, key="cls.acc_fig")
 
     panel()
 
@@ -97,18 +105,14 @@ def evaluation_panel(state: PageState, cursor: Cursor, snap: Snapshot) -> None:
         cols[5].metric(t("cls.metric.n_val"), len(y))
         if majority >= 0.8:  # a constant answer already scores this: accuracy says little, the PR curve more
             st.warning(t("cls.imbalance_note", share=f"{majority:.0%}"))
-        roc, pr = metrics.roc_curve(y, proba[:, 1]), metrics.pr_curve(y, proba[:, 1])
+        cm, roc, pr = cursor.memo(("eval", lang(), thr), lambda _: binary_figures(y, proba, m, names, labels))
         c1, c2, c3 = st.columns(3)
-        charts.plotly_chart(c1, confusion_figure([[m.tn, m.fp], [m.fn, m.tp]], names, labels), key="cls.cm")
+        charts.plotly_chart(c1, cm, key="cls.cm")
         if roc is None:  # the validation set holds a single class: no curve can be drawn
             c2.info(t("cls.single_class_val"))
         else:
-            fpr, tpr, _ = roc
-            charts.plotly_chart(c2, roc_figure(fpr, tpr, metrics.auc(fpr, tpr), (m.fpr, m.recall), labels),
-                                key="cls.roc")
-            prec, rec, _ = pr
-            charts.plotly_chart(c3, pr_figure(prec, rec, metrics.average_precision(y, proba[:, 1]),
-                                              (m.recall, m.precision), labels), key="cls.pr")
+            charts.plotly_chart(c2, roc, key="cls.roc")
+            charts.plotly_chart(c3, pr, key="cls.pr")
         st.caption(t("cls.threshold_help"))
     else:
         thr = None
@@ -118,6 +122,17 @@ def evaluation_panel(state: PageState, cursor: Cursor, snap: Snapshot) -> None:
         c2.metric(t("cls.metric.n_val"), len(y))
         charts.plotly_chart(st, confusion_figure(metrics.confusion_matrix(y, pred, k), names, labels), key="cls.cm")
     final_test_panel(cursor, thr)
+
+
+def binary_figures(y: np.ndarray, proba: np.ndarray, m, names: list[str], labels: dict) -> tuple:
+    """The confusion matrix at the threshold, and the ROC and PR curves (None for a validation set of one class)."""
+    cm = confusion_figure([[m.tn, m.fp], [m.fn, m.tp]], names, labels)
+    roc, pr = metrics.roc_curve(y, proba[:, 1]), metrics.pr_curve(y, proba[:, 1])
+    if roc is None:
+        return cm, None, None
+    (fpr, tpr, _), (prec, rec, _) = roc, pr
+    return (cm, roc_figure(fpr, tpr, metrics.auc(fpr, tpr), (m.fpr, m.recall), labels),
+            pr_figure(prec, rec, metrics.average_precision(y, proba[:, 1]), (m.recall, m.precision), labels))
 
 
 def final_test_panel(cursor: Cursor, threshold: float | None) -> None:
