@@ -190,3 +190,24 @@ def test_a_memo_is_computed_once_per_step_for_every_cursor():
     b.reset()
     assert b.memo("fig", figure) == 0.0 and calls == [5, 0]  # another step, computed for it
     assert a.memo(("fig", "zh"), figure) == private(4, 5).x and calls == [5, 0, 5]  # another key
+
+
+def test_a_cursor_nobody_reads_stops_asking_for_steps(monkeypatch):
+    """A playing tab that is gone (nobody takes its frames) gets a little more than its lookahead, then nothing; a
+    viewer still reading is not held to it."""
+    from sim.core import live
+
+    monkeypatch.setattr(live, "IDLE_S", 0.3)
+    runs = Runs(Scheduler(workers=1))
+    traj = runs.get("idle", lambda: Walk(7, cost_s=0.001))
+    gone, other = Cursor(runs, traj, speed=5), Cursor(runs, traj)
+    gone.play()
+    wait_until(lambda: gone.frames(gone.pos) and gone.pos > 10)
+    wait_until(lambda: not traj.needs_work())
+    head = traj.head
+    assert head <= gone.pos + 5 * 30 * live.LOOKAHEAD_S + 2 * 5
+    time.sleep(0.4)
+    other.play()
+    other.frames(0)
+    assert not [c for c in traj.cursors if c.playing and c.watching(time.monotonic()) and c is not other]
+    other.pause()
