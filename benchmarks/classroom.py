@@ -24,6 +24,8 @@ from sim.core.threads import configure_threads  # noqa: E402
 
 # lab -> module with bench_spec(seed) -> (LiveSpec, draw(frames)): the page's own settings and drawing
 LABS = {"lm": "labs.lm.training", "classification": "labs.classification.live",
+        "regression": "labs.regression.live", "generalization": "labs.generalization.live",
+        "generalization_reg": "labs.generalization.bench_reg", "generalization_noise": "labs.generalization.bench_noise",
         "optimizers_race": "labs.optimizers.race", "optimizers_sched": "labs.optimizers.sched_race"}
 
 

@@ -13,7 +13,7 @@ def generalization(args: argparse.Namespace) -> None:
 
     from labs.generalization import labels
     from sim.fitting.fit import FitConfig, FitTrainer
-    from sim.fitting.generalization import capacity_sweep, curve_data, fit_errors, noisy_points
+    from sim.fitting.generalization import FitRun, capacity_sweep, curve_data, fit_errors, noisy_points
     from sim.plots import generalization as plots
     from ui.i18n import language
 
@@ -24,18 +24,18 @@ def generalization(args: argparse.Namespace) -> None:
         for fig in plots.capacity_figures(data, sweep, fit, degree, *labels.capacity(sweep, len(data.train), degree)):
             pio.to_json(fig)
 
-    def live(case: str, trainer: FitTrainer, draw) -> None:
-        """A live run's epochs/s, and one frame: 10 epochs, then what the page's snapshot draws, as JSON."""
-        trainer.step(5)  # warm-up
+    def live(case: str, run: FitRun, draw) -> None:
+        """A live run's epochs/s, and one frame: 10 epochs, then the run's frame as the page draws it, as JSON."""
+        run.advance(5)  # warm-up
 
         def one_frame() -> None:
-            trainer.step(10)
-            json.dumps(draw(trainer))
+            run.advance(10)
+            json.dumps(draw(run.frame()))
 
-        rates = {key: round(args.epochs / best_seconds(lambda: trainer.step(args.epochs), args.repeats, clock), 1)
+        rates = {key: round(args.epochs / best_seconds(lambda: run.advance(args.epochs), args.repeats, clock), 1)
                  for key, clock in (("epochs_per_s", time.perf_counter), ("epochs_per_cpu_s", time.process_time))}
         frame_ms = best_seconds(one_frame, args.repeats) * 1e3
-        # the page trains ~60 ms per fragment rerun, 10 epochs and one frame at a time, up to 4 frames
+        # a playing page shows a frame per `speed` epochs (5 by default), at up to 30 frames a second
         print(json.dumps({"bench": "generalization", "case": f"live_{case}", **rates, "frame_10_epochs_ms":
                           round(frame_ms, 2), "frames_per_s_of_compute": round(1e3 / frame_ms, 1)}))
 
@@ -58,10 +58,10 @@ def generalization(args: argparse.Namespace) -> None:
         runs = {"default_64x64": FitConfig(lr=0.003), "128x128": FitConfig(hidden=(128, 128)),
                 "l1_dropout": FitConfig(l1=1e-4, dropout=0.3)}
         for name, config in runs.items():  # the regularisation section's frame: fit, losses and weights
-            live(name, FitTrainer(config, *data.train_val()),
-                 lambda trainer: plots.regularization_frame(trainer, data, labels.regularization()))
-        live("capacity_64x64", FitTrainer(FitConfig(lr=0.003), *data.train_val()),
-             lambda trainer: plots.curve_frame(trainer, data, labels.curve()))
+            live(name, FitRun(FitTrainer(config, *data.train_val()), "weights"),
+                 lambda frame: plots.regularization_frame(frame, data, labels.regularization()))
+        live("capacity_64x64", FitRun(FitTrainer(FitConfig(lr=0.003), *data.train_val()), "curve"),
+             lambda frame: plots.curve_frame(frame, data, labels.curve()))
         points = noisy_points("moons", 0.2, 0)
-        live("label_noise_64x64", FitTrainer(FitConfig(task="binary"), *points.train_val()),
-             lambda trainer: plots.noise_frame(trainer, points, labels.noise()))
+        live("label_noise_64x64", FitRun(FitTrainer(FitConfig(task="binary"), *points.train_val()), "boundary"),
+             lambda frame: plots.noise_frame(frame, points, labels.noise()))

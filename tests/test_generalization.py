@@ -11,8 +11,10 @@ from sim.fitting import leakage
 from sim.fitting.fit import FitConfig, FitTrainer, l2_penalty
 from sim.fitting.generalization import (
     GRID,
+    LIVE_CURVE_POINTS,
     NOISE_CELLS,
     CurveData,
+    FitRun,
     capacity_sweep,
     cross_validate,
     curve_data,
@@ -28,6 +30,7 @@ from sim.fitting.generalization import (
     sweep_draw_seeds,
     three_way_split,
     true_curve,
+    weight_histogram,
 )
 from sim.plots import generalization as plots
 
@@ -360,11 +363,15 @@ def test_panels_are_plain_json_and_say_what_they_show():
     run = curve_run(FitConfig(hidden=(8, 8), l1=1e-3, max_epochs=600))
     run.step(600)
     w = run.weights()
-    hist = plots.weights_panel(w, {"title": "w", "weight": "value", "zero": "0"})
+    frame = FitRun(run, "weights").frame()
+    assert frame["weights"]["counts"].sum() + frame["weights"]["zeros"] == w.size == frame["weights"]["size"]
+    hist = plots.weights_panel(frame["weights"], {"title": "w", "weight": "value", "zero": "0"})
     assert hist["series"][1]["y"] == [0, int((w == 0).sum())] and (w == 0).sum() > 0
-    curves = plots.curves_panel(run.history, "loss", run.best_epoch, {"title": "", "train": "t", "val": "v",
-                                                                     "epoch": "e", "best": "b"}, log_y=True)
-    assert len(curves["series"][0]["x"]) <= plots.MAX_CURVE_POINTS and curves["series"][2]["x"] == [run.best_epoch] * 2
+    curves = plots.curves_panel(frame["curves"], run.best_epoch, {"title": "", "train": "t", "val": "v", "epoch": "e",
+                                                                  "best": "b"}, log_y=True)
+    assert len(curves["series"][0]["x"]) <= LIVE_CURVE_POINTS and curves["series"][2]["x"] == [run.best_epoch] * 2
+    assert curves["series"][0]["x"][-1] == 600 and curves["series"][1]["y"][0] == pytest.approx(
+        run.history[0]["val_loss"], rel=1e-6)
     json.dumps([hist, curves])
 
 
@@ -448,19 +455,20 @@ def test_leak_runs_the_named_scenario_and_gap_is_reported_minus_new():
         leakage.leak("weather", 1, 0)
 
 
-class FakeRun:
-    """A run whose prediction and state are known by hand: predict(x) = 2·x (first column), three epochs."""
-
-    def __init__(self, key: str = "loss"):
-        self.epoch, self.best_epoch, self.best_val = 2, 1, 0.25
-        self.history = [{"epoch": e, f"train_{key}": 1.0 / (e + 1), f"val_{key}": 0.5 / (e + 1)} for e in range(3)]
-
-    def predict(self, X):
-        X = np.asarray(X)
-        return 2.0 * (X[:, 0] if X.ndim == 2 else X)
-
-    def weights(self):
-        return np.array([0.0, 1.0, -2.0, 0.0, 0.5, 0.0])
+def fake_frame(key: str = "loss", view: str = "curve") -> dict:
+    """A run's frame (FitRun.frame) known by hand: three epochs, the best at 1, predict(x) = 2·x (first column)."""
+    history = [{"epoch": e, f"train_{key}": 1.0 / (e + 1), f"val_{key}": 0.5 / (e + 1)} for e in range(3)]
+    frame = {"epoch": 2, "best_epoch": 1, "best_val": 0.25, "last": history[-1], "diverged": False, "stopped": False,
+             "finished": False, "curves": (np.arange(3, dtype=np.int32),
+                                           *(np.array([h[f"{p}_{key}"] for h in history], np.float32)
+                                             for p in ("train", "val")))}
+    if view == "boundary":
+        frame["classes"] = np.packbits(2.0 * NOISE_CELLS[:, 0] > 0.5)
+    else:
+        frame["pred"] = (2.0 * GRID).astype(np.float32)
+    if view == "weights":
+        frame["weights"] = weight_histogram(np.array([0.0, 1.0, -2.0, 0.0, 0.5, 0.0]))
+    return frame
 
 
 def test_views_build_from_sims_objects_with_the_numbers_filled_in():
@@ -484,16 +492,17 @@ def test_views_build_from_sims_objects_with_the_numbers_filled_in():
     assert frame["panels"][1]["series"][0]["y"] == pytest.approx([s1, s2], abs=1e-5)
 
     curve = {"fit": words, "loss": words, "caption": "{epoch}|{train}|{val}|{best}|{best_val}"}
-    frame = plots.curve_frame(FakeRun(), data, curve)
+    frame = plots.curve_frame(fake_frame(), data, curve)
     assert frame["caption"] == "2|0.3333|0.1667|1|0.2500" and frame["epoch"] == 2 and len(frame["panels"]) == 2
     assert frame["panels"][0]["series"][-1]["y"] == pytest.approx(2 * GRID, abs=1e-5)  # the run's curve over the grid
-    frame = plots.regularization_frame(FakeRun(), data, curve | {"weights": words, "zeros": "{z} of {m}"})
+    frame = plots.regularization_frame(fake_frame(view="weights"), data, curve | {"weights": words,
+                                                                                   "zeros": "{z} of {m}"})
     assert frame["caption"].endswith("  ·  3 of 6") and len(frame["panels"]) == 3
     assert frame["panels"][0]["width"] == plots.THREE_UP[0]
 
     points = noisy_points("moons", 0.2, 0)
-    frame = plots.noise_frame(FakeRun("acc"), points, {"boundary": words, "acc": words,
-                                                       "caption": "{epoch} {train} {val} {gap}"})
+    frame = plots.noise_frame(fake_frame("acc", "boundary"), points, {"boundary": words, "acc": words,
+                                                                        "caption": "{epoch} {train} {val} {gap}"})
     assert frame["caption"] == "2 33.3% 16.7% +16.7"
     # predict > 0.5 where x > 0.25: the cells of class 1 are the grid's columns right of 0.25
     assert len(frame["panels"][0]["series"][1]["x"]) == 25 * int((np.linspace(-6, 6, 25) > 0.25).sum())

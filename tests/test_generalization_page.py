@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from apptools import fuzz_widget, open_lab, schema_choices, shared_lab, texts
+from apptools import cursor, fuzz_widget, live_advance, live_model, open_lab, schema_choices, shared_lab, texts
 from labs.generalization.schema import SCHEMA
 from ui.i18n import catalogue
 
@@ -52,8 +52,9 @@ def test_url_values_set_widgets_and_bad_values_get_a_notice():
     assert at.select_slider(key="gen.width").value == 32 and at.select_slider(key="gen.lr").value == 0.01
     assert at.slider(key="gen.train").value == 0.6  # 0.95 is outside the notes' 60-80 %: default
     assert len(at.warning) == 3  # train, k and flip, each with a notice
-    trainer = at.session_state["gen.cap.player"].model
-    assert trainer.config.hidden == (32, 32) and trainer.config.lr == 0.01 and trainer.config.patience == 0
+    with live_model(at, "gen.cap") as run:
+        config = run.trainer.config
+    assert config.hidden == (32, 32) and config.lr == 0.01 and config.patience == 0
     link = at.code[0].value
     assert "section=capacity" in link and "n=100" in link and "degree=7" in link and "lang=en" in link
 
@@ -100,37 +101,54 @@ def test_cross_validation_steps_fold_by_fold_and_shows_the_mean():
 def test_live_run_steps_restores_the_best_checkpoint_and_resets():
     at = gen_page(section="capacity", patience="0", speed="10")
     button(at, "gen.cap.step").click().run()
-    trainer = at.session_state["gen.cap.player"].model
-    assert trainer.epoch == 10
-    trainer.step(400)  # what Play would do, without the browser's timer
+    with live_model(at, "gen.cap") as run:
+        assert run.trainer.epoch == 10
+    live_advance(at, "gen.cap", 400)  # what Play would do, without the browser's timer
     at.run()
+    shared = cursor(at, "gen.cap").traj
+    with live_model(at, "gen.cap") as run:
+        epoch, best = run.trainer.epoch, run.trainer.best_epoch
+        best_weights = run.trainer._best
+    assert epoch == 410 and best < epoch and not button(at, "gen.cap.restore").disabled
     button(at, "gen.cap.restore").click().run()
-    assert trainer.stopped and trainer.best_epoch < trainer.epoch
-    assert EN["gen.run.stopped"].format(epoch=trainer.epoch, best=trainer.best_epoch) in texts(at)
+    with live_model(at, "gen.cap") as run:  # the run at epoch 410 with the best checkpoint put back, stopped there
+        assert run.trainer.stopped and (run.trainer.epoch, run.trainer.best_epoch) == (epoch, best)
+        assert all((p == b).all() for p, b in zip(run.trainer._params, best_weights, strict=True))
+    assert EN["gen.run.stopped"].format(epoch=epoch, best=best) in texts(at)
     assert button(at, "gen.cap.play").disabled and button(at, "gen.cap.step").disabled
+    assert button(at, "gen.cap.restore").disabled
+    with shared.model_at(epoch) as run:  # the shared run is not restored: another session's goes on
+        assert not run.trainer.stopped
     button(at, "gen.cap.reset").click().run()
-    assert at.session_state["gen.cap.player"].model.epoch == 0 and not at.exception
+    assert cursor(at, "gen.cap").traj is shared and not at.exception  # back to the shared run's start
+    with live_model(at, "gen.cap") as run:
+        assert run.trainer.epoch == 0
+    assert EN["gen.run.stopped"].split("{")[0] not in texts(at) and not button(at, "gen.cap.play").disabled
 
 
 def test_early_stopping_ends_the_run_with_a_message():
     at = gen_page(section="capacity", patience="50")
-    trainer = at.session_state["gen.cap.player"].model
-    trainer.step(2000)
+    live_advance(at, "gen.cap", 2000)
     at.run()
-    assert trainer.stopped and trainer.epoch == trainer.best_epoch + 50
-    assert EN["gen.run.stopped"].format(epoch=trainer.epoch, best=trainer.best_epoch) in texts(at)
+    with live_model(at, "gen.cap") as run:
+        trainer = run.trainer
+        assert cursor(at, "gen.cap").stopped and trainer.stopped and trainer.epoch == trainer.best_epoch + 50
+        shown = EN["gen.run.stopped"].format(epoch=trainer.epoch, best=trainer.best_epoch)
+    assert shown in texts(at) and button(at, "gen.cap.play").disabled
 
 
 def test_changing_a_setting_starts_a_new_run_and_keeps_the_other_sections():
     at = gen_page(section="regularization")
-    first = at.session_state["gen.reg.player"].model
-    first.step(20)
+    first = cursor(at, "gen.reg")
+    live_advance(at, "gen.reg", 20)
     at.select_slider(key="gen.l2").set_value(0.01).run()
-    second = at.session_state["gen.reg.player"].model
-    assert second is not first and second.config.l2 == 0.01 and second.epoch == 0
+    second = cursor(at, "gen.reg")
+    assert second is not first and second.traj is not first.traj and first.pos == 20
+    with live_model(at, "gen.reg") as run:
+        assert run.trainer.config.l2 == 0.01 and run.trainer.epoch == 0
     at.segmented_control(key="gen.section").set_value("label_noise").run()
     at.segmented_control(key="gen.section").set_value("regularization").run()
-    assert at.session_state["gen.reg.player"].model is second and not at.exception
+    assert cursor(at, "gen.reg") is second and "gen.noise.cursor" in at.session_state and not at.exception
 
 
 def test_capacity_sweep_averages_draws_and_says_so():
@@ -173,5 +191,5 @@ def test_fuzz_every_widget(section):
         assert not at.exception, (section, i, w.key, getattr(w, "value", None), at.exception)
         assert at.segmented_control(key="gen.section").value == section
         for name in ("cap", "reg", "noise"):  # what Play does between reruns
-            if f"gen.{name}.trainer" in at.session_state and rng.random() < 0.4:
-                at.session_state[f"gen.{name}.player"].model.step(rng.choice([1, 30, 300]))
+            if f"gen.{name}.cursor" in at.session_state and rng.random() < 0.4:
+                live_advance(at, f"gen.{name}", rng.choice([1, 30, 300]))

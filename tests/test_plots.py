@@ -206,9 +206,10 @@ def test_regression_live_panels() -> None:
     from sim.plots.regression import live_panels
 
     d = make_dataset("linear", 30, 0.3, 5)
-    run = reg.GDRun(d.x, d.y, reg.GDConfig(lr=0.3))
-    run.step(5)
-    fit, loss, path = live_panels(run, d, reg.path_background(run), {**REG_LABELS, "fit": "F", "path": "P"})
+    live = reg.LiveGD(d, reg.GDConfig(lr=0.3))
+    live.advance(5)
+    run = live.gd
+    fit, loss, path = live_panels(live.frame(), d, reg.path_background(run), {**REG_LABELS, "fit": "F", "path": "P"})
     assert (fit["title"], loss["title"], path["title"]) == ("F", "LOSS", "P") and loss["width"] == 314
     grid = np.linspace(d.x.min(), d.x.max(), reg.CURVE_POINTS)
     np.testing.assert_allclose(fit["series"][-1]["y"], run.w[0] * grid + run.b, atol=1e-6)
@@ -216,8 +217,8 @@ def test_regression_live_panels() -> None:
     np.testing.assert_allclose(loss["series"][0]["y"], run.history, rtol=1e-5)
     np.testing.assert_allclose(path["series"][-3]["x"], [p[0] for p in run.path], atol=1e-6)
     json.dumps([fit, loss, path])
-    deg2 = reg.GDRun(d.x, d.y, reg.GDConfig(reg.ModelConfig(degree=2), lr=0.01))
-    panels = live_panels(deg2, d, reg.path_background(deg2), REG_LABELS)
+    deg2 = reg.LiveGD(d, reg.GDConfig(reg.ModelConfig(degree=2), lr=0.01))
+    panels = live_panels(deg2.frame(), d, reg.path_background(deg2.gd), REG_LABELS)
     assert len(panels) == 2 and panels[1]["width"] == 640
 
 

@@ -1,11 +1,14 @@
 """AppTest: the regression lab in both languages, URL state, the worked example on the page, every
 hard case (ill-conditioned, underdetermined, constant column, divergence, bad uploads), and a widget fuzz."""
+import json
 import random
 
+import numpy as np
 import pytest
 
-from apptools import fuzz_widget, open_lab, schema_choices, texts
+from apptools import cursor, fuzz_widget, live_advance, live_model, metrics, open_lab, schema_choices, texts
 from labs.regression.schema import SCHEMA
+from labs.regression.views import num
 from sim.fitting.regression_data import DATASETS
 from ui.i18n import catalogue
 
@@ -124,22 +127,62 @@ def test_learning_rate_hundred_diverges_with_a_message_and_reset_recovers():
     for _ in range(3):  # two steps of η = 100 already multiply the loss by ten billion
         if not button(at, "reg.step").disabled:
             button(at, "reg.step").click().run()
-    run = at.session_state["reg.player"].model
-    assert run.diverged and lead("reg.diverged") in texts(at)
+    with live_model(at, "reg") as run:
+        assert run.gd.diverged and run.gd.epoch <= 3
+        shown = EN["reg.diverged"].format(epoch=run.gd.epoch, loss=num(run.gd.history[-1]),
+                                          start=num(run.gd.start_loss), lr="100")
+    assert shown in texts(at)
     assert {b.label: b.disabled for b in at.button if b.label in (EN["reg.play"], EN["reg.step"])} == \
         {EN["reg.play"]: True, EN["reg.step"]: True}
     button(at, "reg.reset").click().run()
-    assert not at.session_state["reg.player"].model.diverged and at.session_state["reg.player"].model.epoch == 0
+    with live_model(at, "reg") as run:
+        assert not run.gd.diverged and run.gd.epoch == 0
+    assert lead("reg.diverged") not in texts(at) and not button(at, "reg.play").disabled
     assert not at.exception
 
 
 def test_zigzag_learning_rate_is_explained_and_gd_draws_the_path():
     at = reg_page(solver="gd", lr="0.5", panel="surface")
     assert lead("reg.lr.zigzag") in texts(at)
+    assert lead("reg.surface_no_path") not in texts(at)  # the path so far: the start
     button(at, "reg.step").click().run()
     button(at, "reg.step").click().run()
-    assert at.session_state["reg.player"].model.epoch == 2
+    with live_model(at, "reg") as run:
+        assert run.gd.epoch == 2
+        path = run.gd.path_array()
+    assert len(path) == 3
     assert lead("reg.surface_no_path") not in texts(at) and not at.exception
+    drawn = next(tr for tr in json.loads(at.get_by_key("reg.surface_fig").proto.spec)["data"]
+                 if tr.get("name") == EN["reg.plot.path"])
+    np.testing.assert_allclose(values(drawn["x"]), path[:, 0])  # the path of the run at the step shown
+
+
+def values(encoded) -> np.ndarray:
+    """A Plotly figure's array from its JSON (a list, or {"dtype", "bdata": base64})."""
+    import base64
+
+    if isinstance(encoded, dict):
+        return np.frombuffer(base64.b64decode(encoded["bdata"]), dtype=encoded["dtype"])
+    return np.asarray(encoded, dtype=float)
+
+
+def test_two_sessions_share_one_run_and_each_reads_the_model_at_its_own_epoch():
+    from sim.fitting import regression as reg
+    from sim.fitting.regression_data import make_dataset
+
+    one, two = reg_page(solver="gd", lr="0.3"), reg_page(solver="gd", lr="0.3")
+    assert cursor(one, "reg").traj is cursor(two, "reg").traj  # equal settings: computed once
+    live_advance(one, "reg", 40)  # what Play would do
+    one.run()
+    button(two, "reg.step").click().run()
+    assert (cursor(one, "reg").pos, cursor(two, "reg").pos) == (40, 1)
+    data = make_dataset("linear", 30, 0.3, 0, 0, 5.0)
+    for at, epoch in ((one, 40), (two, 1)):
+        with live_model(at, "reg") as run:
+            assert run.gd.epoch == epoch
+            expected = reg.scores(data, run.gd.as_fit())
+        assert metrics(at)[EN["reg.metric.rmse"]] == num(expected["rmse"])  # the fit at the epoch shown
+    assert metrics(one) != metrics(two)
 
 
 def test_surface_needs_two_parameters():
@@ -216,6 +259,8 @@ def test_fuzz_every_widget():
         w = rng.choice(widgets)
         fuzz_widget(w, rng, CHOICES).run()
         assert not at.exception, (i, w.key, w.value, at.exception)
+        if "reg.cursor" in at.session_state and rng.random() < 0.3:
+            live_advance(at, "reg", rng.choice([1, 30, 300]))  # what Play does between reruns
         for label in (EN["reg.step"], EN["reg.step_next"]):
             if rng.random() < 0.3 and any(b.label == label and not b.disabled for b in at.button):
                 next(b for b in at.button if b.label == label).click().run()

@@ -142,8 +142,7 @@ def capacity_section(state: PageState) -> None:
     v = state.values
     widgets(state, "width", "lr", "patience", "speed")
     config = FitConfig(hidden=(v["width"],) * 2, lr=v["lr"], patience=v["patience"], seed=v["seed"])
-    live_section("cap", config, ss["gen.data_key"], data.train_val, v["speed"],
-                 lambda trainer: plots.curve_frame(trainer, data, labels.curve()))
+    live_section("cap", config, ss["gen.data_key"], data, v["speed"])
 
 
 def regularization_section(state: PageState) -> None:
@@ -157,8 +156,7 @@ def regularization_section(state: PageState) -> None:
     widgets(state, "width", "lr", "speed")
     config = FitConfig(hidden=(v["width"],) * 2, lr=v["lr"], l2=v["l2"], l1=v["l1"], dropout=v["dropout"],
                        seed=v["seed"])
-    live_section("reg", config, ss["gen.data_key"], data.train_val, v["speed"],
-                 lambda trainer: plots.regularization_frame(trainer, data, labels.regularization()))
+    live_section("reg", config, ss["gen.data_key"], data, v["speed"])
     st.caption(t("gen.reg.note"))
 
 
@@ -173,8 +171,7 @@ def label_noise_section(state: PageState) -> None:
     widgets(state, "dataset", "flip", "width", "lr", "speed")
     points = cached_noisy_points(v["dataset"], v["flip"], v["seed"])
     config = FitConfig(task="binary", hidden=(v["width"],) * 2, lr=v["lr"], seed=v["seed"])
-    live_section("noise", config, (v["dataset"], v["flip"], v["seed"]), points.train_val, v["speed"],
-                 lambda trainer: plots.noise_frame(trainer, points, labels.noise()))
+    live_section("noise", config, (v["dataset"], v["flip"], v["seed"]), points, v["speed"])
     st.caption(t("gen.noise.note", flipped=int(points.flipped.sum()), n=len(points.y_train)))
 
 

@@ -1,16 +1,18 @@
 """Regression lab: fit a curve by least squares or by gradient descent (live, or one update written out),
 then read the residuals, the loss surface, and what outliers do to squared and Huber losses."""
+import hashlib
 import random
 
+import numpy as np
 import streamlit as st
 
+from labs.regression.live import live_panel, live_spec
 from labs.regression.schema import PAGE, SCHEMA
 from labs.regression.views import (
     data_labels,
     metrics_row,
     num,
     outliers_panel,
-    param_labels,
     residuals_panel,
     show_issues,
     step_panel,
@@ -19,10 +21,8 @@ from labs.regression.views import (
 from sim.fitting import regression as reg
 from sim.fitting.regression_data import RegressionData, make_dataset, parse_regression_csv
 from sim.plots import regression as plots
-from ui import charts, live_run
+from ui import charts
 from ui.i18n import t, t_md
-from ui.live_plots import show_frames
-from ui.player import Player
 from ui.upload import upload_box
 from ui.urlstate import PageState
 
@@ -40,6 +40,16 @@ def regenerate() -> None:
 
 
 # ---------- data ----------
+def digest(data: RegressionData) -> str:
+    """An uploaded set's fingerprint: runs are shared by their settings, across sessions, so its values (not the
+    object) name it."""
+    h = hashlib.sha256()
+    for a in (data.x, data.y):
+        h.update(str(a.shape).encode())
+        h.update(np.ascontiguousarray(a, dtype=float).tobytes())
+    return h.hexdigest()
+
+
 def data_controls(state: PageState) -> tuple[RegressionData, tuple]:
     """The data in use and a key that changes whenever it does."""
     uploaded = ss.get("reg.upload")
@@ -51,7 +61,7 @@ def data_controls(state: PageState) -> tuple[RegressionData, tuple]:
                           lambda data: t_md("reg.upload_used", n=len(data.y), columns=data.columns),
                           errors="reg.upload")
     if uploaded is not None:
-        return uploaded, ("upload", id(uploaded))
+        return uploaded, ("upload", digest(uploaded))
     v = state.values
     key = tuple(v[k] for k in ("dataset", "n", "noise", "seed", "outliers", "outlier_size"))
     if v["outliers"] > v["n"]:
@@ -82,23 +92,10 @@ def closed_form_view(data: RegressionData, config: reg.ModelConfig) -> reg.Fit:
 
 
 # ---------- gradient descent ----------
-def current_player(state: PageState, data: RegressionData, data_key: tuple, config: reg.ModelConfig) -> Player:
-    """The session's run (player.model is its GDRun); a new one from w = b = 0 whenever the data, the model or the
-    training changed."""
+def gd_config(state: PageState, config: reg.ModelConfig) -> reg.GDConfig:
     v = state.values
-    gd = reg.GDConfig(model=config, lr=v["lr"], batch_size=None if v["batch_size"] == "full" else v["batch_size"],
-                      seed=v["seed"])
-
-    def build() -> Player:
-        run = reg.GDRun(data.x, data.y, gd)
-        background = reg.path_background(run)
-        # a tick per frame: at speed 1 every epoch is drawn, the early zig-zag of a large learning rate included
-        return Player(run.step, lambda: frame(run, data, background), lambda: run.diverged, model=run)
-
-    player = live_run.current_player("reg", (data_key, gd), build)
-    player.speed = v["speed"]
-    player.step_size = 1  # Step: one epoch
-    return player
+    return reg.GDConfig(model=config, lr=v["lr"], batch_size=None if v["batch_size"] == "full" else v["batch_size"],
+                        seed=v["seed"])
 
 
 def lr_advice(run: reg.GDRun) -> None:
@@ -118,42 +115,24 @@ def lr_advice(run: reg.GDRun) -> None:
         st.caption(t("reg.lr.minibatch"))
 
 
-def frame(run: reg.GDRun, data: RegressionData, background: tuple | None) -> dict:
-    """One animation frame (in the language of the player's page at the time): panels and caption."""
-    labels = {**data_labels(data), **param_labels(run.config.model), "epoch": t("reg.epoch"),
-              **{k: t(f"reg.live.{k}") for k in ("fit", "loss", "path")}}
-    caption = t("reg.live.caption", epoch=run.epoch, loss=num(run.history[-1]))
-    return plots.live_frame(run, data, background, labels, caption)
-
-
-def live_panel(player: Player) -> None:
-    run = player.model
-
-    def messages() -> None:
-        if run.diverged:
-            st.error(t("reg.diverged", epoch=run.epoch, loss=num(run.history[-1]), start=num(run.start_loss),
-                       lr=num(run.config.lr)), icon=":material/error:")
-
-    def show(frames: list[dict], seq: int, status: str) -> None:
-        show_frames(frames, key="reg.live", seq=seq, status="diverged" if status == "stopped" else status)
-
-    live_run.live_view("reg", "reg", player, show, lambda: run.diverged, messages=messages)
-
-
-def gd_view(state: PageState, data: RegressionData, data_key: tuple, config: reg.ModelConfig) -> reg.GDRun:
+def gd_view(state: PageState, data: RegressionData, data_key: tuple,
+            config: reg.ModelConfig) -> tuple[reg.Fit, np.ndarray | None]:
+    """The live run of the settings; returns its model at the step shown, and its (w, b) path for one weight."""
     with state.controls():
         cols = st.columns(3)
         state.widget("lr", container=cols[0])
         state.widget("batch_size", container=cols[1],
                      format_func=lambda b: t("reg.batch_size.full") if b == "full" else str(b))
         state.widget("speed", container=cols[2])
-    player = current_player(state, data, data_key, config)
-    lr_advice(player.model)
-    live_panel(player)
-    if not player.playing:
-        with player.lock:
-            metrics_row(data, player.model.as_fit())
-    return player.model
+    gd = gd_config(state, config)
+    start = reg.GDRun(data.x, data.y, gd)  # the run at w = b = 0: what the advice and the path's background read
+    lr_advice(start)
+    cursor = live_panel(live_spec(data, data_key, gd, state.values["speed"]), data, config, reg.path_background(start))
+    with cursor.model() as run:  # the run at the step shown
+        model, path = run.gd.as_fit(), run.gd.path_array() if run.with_path else None
+    if not cursor.playing:
+        metrics_row(data, model)
+    return model, path
 
 
 # ---------- page ----------
@@ -167,14 +146,15 @@ def main() -> None:
         with right:
             with state.controls():
                 config = model_controls(state, data)
+            path = None  # the gradient-descent path, drawn on the loss surface
             if state.widget("solver", fold=False, label_visibility="collapsed") == "closed_form":
                 model = closed_form_view(data, config)
             else:
-                model = gd_view(state, data, data_key, config).as_fit()
+                model, path = gd_view(state, data, data_key, config)
         if not model.overflow:
             # one panel at a time: hidden tabs would still rebuild their figures on every rerun
             panel = state.widget("panel", fold=False, label_visibility="collapsed")
-            {"residuals": lambda: residuals_panel(data, model), "surface": lambda: surface_panel(data, config),
+            {"residuals": lambda: residuals_panel(data, model), "surface": lambda: surface_panel(data, config, path),
              "outliers": lambda: outliers_panel(data, config),
              "step": lambda: step_panel(state, data, data_key, config)}[panel]()
 

@@ -2,6 +2,7 @@
 out) and the labels and numbers the page and they share. Every number and figure comes from sim/."""
 import math
 
+import numpy as np
 import streamlit as st
 
 from sim.core.text import html
@@ -60,17 +61,12 @@ def residuals_panel(data: RegressionData, model: reg.Fit) -> None:
     st.caption(t("reg.residuals_help"))
 
 
-def surface_panel(data: RegressionData, config: reg.ModelConfig) -> None:
+def surface_panel(data: RegressionData, config: reg.ModelConfig, path: np.ndarray | None) -> None:
+    """The loss over (w, b), with `path` (the gradient-descent run's, at the step shown) drawn on it."""
     k = reg.parameter_count(data.x, config.degree)
     if k != 2:
         st.info(t("reg.surface_only_two", k=k))
         return
-    player = ss.get("reg.player")
-    run = player and player.model
-    path = None
-    if run is not None and run.trained_on(data.y, config):
-        with player.lock:  # a playing run appends to its path (and compacts it) on its own thread
-            path = run.path_array()
     labels = {**param_labels(config), "loss": t("reg.plot.loss"), "path": t("reg.plot.path"),
               "start": t("reg.plot.start"), "optimum": t("reg.plot.optimum")}
     charts.plotly_chart(st, plots.surface_view(data, config, path, labels), key="reg.surface_fig")

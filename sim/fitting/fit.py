@@ -196,6 +196,10 @@ class FitTrainer:
             p.copy_(saved)
         self.stopped = True
 
+    def shared(self) -> tuple:
+        """What never changes (the scaled inputs and the targets): a copy of the run may keep these (sim.core.live)."""
+        return self._x_all, self._t_all
+
     # ---------- reading the model ----------
     def _scale(self, X: np.ndarray) -> np.ndarray:
         return ((X - self._mean) / self._std).astype(np.float32)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.core.data import DOMAIN, make_classification, split
+from sim.core.history import decimate
+from sim.fitting.fit import FitTrainer
 from sim.fitting.regression import feature_map, least_squares
 
 X_RANGE = (-3.0, 3.0)  # where the curve data's x lie
@@ -26,6 +28,8 @@ TEST_SHARES = (0.1, 0.2)  # the notes' range for the test share (what train and 
 SWEEP_DRAWS = 30  # data sets the capacity sweep averages: this one and 29 more drawn the same way
 SWEEP_FLOOR = 1e-30  # errors are averaged on a log scale; an interpolating fit's ~0 counts as this
 NOISE_POINTS, NOISE_GRID = 300, 25  # label-noise run: points (half train, half validation), boundary cells a side
+LIVE_CURVE_POINTS = 160  # a live frame's loss or accuracy curves: at most this many epochs (the canvas is ~380 px)
+WEIGHT_BINS = 41  # the live weights' histogram
 # sim.core.data's noise only jitters the moons; for circle and xor it would flip labels, which is flip_labels' own job
 SPREAD = {"moons": 0.15}
 
@@ -281,3 +285,66 @@ def noisy_points(dataset: str, flip: float, seed: int, n: int = NOISE_POINTS) ->
     tr, va = split(n, 0.5, seed)
     y_noisy, flipped = flip_labels(y[tr], flip, seed)
     return NoisyPoints(X[tr], y_noisy, flipped, X[va], y[va])
+
+
+# ---------- the live network ----------
+VIEWS = ("curve", "weights", "boundary")  # what a live frame draws of the model (FitRun)
+
+
+def weight_histogram(weights: np.ndarray, bins: int = WEIGHT_BINS) -> dict:
+    """The weights binned on [-reach, reach] (reach: the largest |weight|, at least 1e-3), those exactly 0 apart:
+    {"reach", "counts" ((bins,) int32: the non-zero weights per bin), "zeros", "size" (every weight)}."""
+    reach = max(float(np.abs(weights).max()), 1e-3)
+    counts, _ = np.histogram(weights[weights != 0], np.linspace(-reach, reach, bins + 1))
+    return {"reach": reach, "counts": counts.astype(np.int32), "zeros": int((weights == 0).sum()),
+            "size": int(weights.size)}
+
+
+class FitRun:
+    """A network's run (sim.fitting.fit.FitTrainer) as a live run (sim.core.live.LiveRun): a step is an epoch tried,
+    and it stops when it is finished (early stopping, divergence, max_epochs). `steps` counts the epoch that
+    diverged too (the trainer does not count one it undid), so the frame of a step never changes once taken.
+
+    Its frame, in no language: "epoch", "best_epoch", "best_val", "last" (the latest epoch's losses, and accuracies
+    for binary labels), "diverged", "stopped", "finished", and "curves" (epochs, train, val: the losses, or the
+    accuracies for the "boundary" view, at most LIVE_CURVE_POINTS epochs, float32); then what `view` draws of the
+    model: "curve" its predictions over GRID ("pred", float32), "weights" those and the weights' histogram
+    ("weights"), "boundary" its class in each of NOISE_CELLS ("classes", bits packed by np.packbits).
+    """
+
+    def __init__(self, trainer: FitTrainer, view: str):
+        if view not in VIEWS:
+            raise ValueError(f"invalid:view {view}")
+        self.trainer, self.view = trainer, view
+        self.steps = trainer.epoch
+
+    @property
+    def stopped(self) -> bool:
+        return self.trainer.finished
+
+    def advance(self, n: int) -> None:
+        for _ in range(n):
+            if self.trainer.finished:
+                return
+            self.trainer.step(1)
+            self.steps += 1
+
+    def shared(self) -> tuple:
+        return self.trainer.shared()
+
+    def frame(self) -> dict:
+        tr = self.trainer
+        key = "acc" if self.view == "boundary" else "loss"
+        pick = decimate(tr.history, "epoch", (f"train_{key}", f"val_{key}"), LIVE_CURVE_POINTS)
+        out = {"epoch": tr.epoch, "best_epoch": tr.best_epoch, "best_val": tr.best_val, "last": dict(tr.history[-1]),
+               "diverged": tr.diverged, "stopped": tr.stopped, "finished": tr.finished,
+               "curves": (np.array([h["epoch"] for h in pick], dtype=np.int32),
+                          np.array([h[f"train_{key}"] for h in pick], dtype=np.float32),
+                          np.array([h[f"val_{key}"] for h in pick], dtype=np.float32))}
+        if self.view == "boundary":
+            out["classes"] = np.packbits(tr.predict(NOISE_CELLS) > 0.5)
+        else:
+            out["pred"] = tr.predict(GRID).astype(np.float32)
+        if self.view == "weights":
+            out["weights"] = weight_histogram(tr.weights())
+        return out

@@ -412,6 +412,65 @@ class GDRun:
         return self.config.model == model and len(self.y) == len(y) and np.array_equal(self.y, y)
 
 
+LIVE_HISTORY = 300  # a live frame's loss curve and (w, b) path: at most this many epochs (thin_indices)
+
+
+def thin_indices(n: int, most: int) -> np.ndarray:
+    """At most `most` indices of range(n), dense at the start and sparse later (the first epochs are where
+    a path zig-zags and a loss falls fastest), always keeping the first and the last."""
+    if n <= most:
+        return np.arange(n)
+    return np.unique(np.geomspace(1, n, most).round().astype(int) - 1)
+
+
+def gd_frame(run: GDRun, along: np.ndarray, inputs: np.ndarray, path: bool = True) -> dict:
+    """What the live view draws of a run now, in no language: its epoch, loss, start loss and whether it diverged;
+    "curve": (along, the model's predictions at `inputs`, float32); "losses": (epochs, losses) and "path": the
+    (w…, b) rows (float32; None unless `path`) at the same at most LIVE_HISTORY epochs. Losses stay float64: a
+    diverging run's climb spans more than float32 can hold."""
+    idx = thin_indices(len(run.history), LIVE_HISTORY)
+    with np.errstate(all="ignore"):
+        curve_y = run.as_fit().predict(inputs).astype(np.float32)
+        trail = run.path_array()[idx].astype(np.float32) if path else None
+    return {"epoch": run.epoch, "loss": float(run.history[-1]), "start_loss": float(run.start_loss),
+            "diverged": run.diverged, "curve": (along, curve_y),
+            "losses": (np.asarray(run.epochs, dtype=np.int32)[idx], np.asarray(run.history, dtype=float)[idx]),
+            "path": trail}
+
+
+class LiveGD:
+    """A GDRun on a data set as a live run (sim.core.live.LiveRun): a step is an epoch tried, it stops when it
+    diverges, and its frame (gd_frame) draws the model along the data's axis (curve_inputs) and, for one weight and
+    a bias, the (w, b) path.
+
+    `steps` counts the epoch that diverged too (the GDRun does not count one that left no finite parameters), so the
+    frame of a step never changes once it is taken."""
+
+    def __init__(self, data: RegressionData, config: GDConfig):
+        self.gd = GDRun(data.x, data.y, config)
+        self.along, self.inputs = curve_inputs(data)
+        self.with_path = self.gd.X.shape[1] == 1
+        self.steps = 0
+
+    @property
+    def stopped(self) -> bool:
+        return self.gd.diverged
+
+    def advance(self, n: int) -> None:
+        for _ in range(n):
+            if self.gd.diverged:
+                return
+            self.gd.step(1)
+            self.steps += 1
+
+    def shared(self) -> tuple:
+        """What never changes (the design matrix, the targets, where the curve is drawn): checkpoints keep it."""
+        return self.gd.X, self.gd.y, self.gd.features, self.along, self.inputs
+
+    def frame(self) -> dict:
+        return gd_frame(self.gd, self.along, self.inputs, self.with_path)
+
+
 # ---------- pictures' numbers ----------
 def loss_surface(X: np.ndarray, y: np.ndarray, w_grid: np.ndarray, b_grid: np.ndarray, loss: str = "mse",
                  delta: float = 1.0) -> np.ndarray:
@@ -473,14 +532,21 @@ def axis(data: RegressionData) -> tuple[np.ndarray, str]:
     return np.arange(1.0, len(data.y) + 1), "row"
 
 
-def curve(data: RegressionData, model: Fit, points: int = CURVE_POINTS) -> tuple[np.ndarray, np.ndarray]:
-    """The model drawn along axis(): a smooth curve for one input, its predictions in order otherwise."""
+def curve_inputs(data: RegressionData, points: int = CURVE_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """(positions along axis(), the inputs there) where a model is drawn: an even grid over one input, else the
+    data's own inputs in axis order."""
     if data.x.shape[1] == 1:
         grid = np.linspace(data.x.min(), data.x.max(), points)
-        return grid, model.predict(grid[:, None])
+        return grid, grid[:, None]
     along, _ = axis(data)
     order = np.argsort(along)
-    return along[order], model.predict(data.x[order])
+    return along[order], data.x[order]
+
+
+def curve(data: RegressionData, model: Fit, points: int = CURVE_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """The model drawn along axis(): a smooth curve for one input, its predictions in order otherwise."""
+    along, inputs = curve_inputs(data, points)
+    return along, model.predict(inputs)
 
 
 def scores(data: RegressionData, model: Fit) -> dict[str, float | None]:

@@ -8,14 +8,12 @@ a label ending in a template ("caption", "zeros", "fold_title") is filled in her
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from sim.core.data import DOMAIN
-from sim.core.history import decimate
 from sim.fitting.generalization import (
     GRID,
     NOISE_CELLS,
@@ -39,7 +37,6 @@ FIT_COLOR = INK
 PART_COLORS = {"train": TRAIN_COLOR, "val": VAL_COLOR, "test": HOLDOUT_COLOR}
 LIGHT = {0: tint(ORANGE, 0.35), 1: tint(BLUE, 0.3)}  # class regions behind the points
 CLASS = {0: TRAIN_COLOR, 1: TEST_COLOR}
-MAX_CURVE_POINTS = 160  # a loss history is thinned to this many points per frame (the canvas is ~380 px wide)
 TOP_DECADES = 3  # the sweep's error axis reaches this many decades above the lowest validation error
 TWO_UP, THREE_UP = (440, 280), (300, 260)  # panel sizes (px) when two or three share the page's width
 
@@ -203,37 +200,35 @@ def fit_panel(x_train: np.ndarray, y_train: np.ndarray, x_val: np.ndarray, y_val
     ], x_range=(grid[0], grid[-1]), y_range=y_range, x_label=labels["x"], width=size[0], height=size[1])
 
 
-def curves_panel(history: list[dict], key: str, best_epoch: int | None, labels: dict, log_y: bool = False,
+def curves_panel(curves: tuple, best_epoch: int | None, labels: dict, log_y: bool = False,
                  y_range: tuple[float, float] | None = None, size: tuple[int, int] = TWO_UP) -> dict:
-    """history[f"train_{key}"] and history[f"val_{key}"] against epoch, a vertical line at the best epoch.
+    """Training and validation curves (epochs, train, val) against epoch, a vertical line at the best epoch.
 
     labels: "title", "train", "val", "epoch", "best".
     """
-    pick = decimate(history, "epoch", (f"train_{key}", f"val_{key}"), MAX_CURVE_POINTS)
-    epochs = [h["epoch"] for h in pick]
-    lines = [series(epochs, [h[f"train_{key}"] for h in pick], color=TRAIN_COLOR, label=labels["train"]),
-             series(epochs, [h[f"val_{key}"] for h in pick], color=VAL_COLOR, label=labels["val"])]
+    epochs, train, val = curves
+    lines = [series(epochs, train, color=TRAIN_COLOR, label=labels["train"]),
+             series(epochs, val, color=VAL_COLOR, label=labels["val"])]
     if best_epoch is not None:
-        values = [h[f"{part}_{key}"] for h in pick for part in ("train", "val")]
-        lo, hi = y_range or (min(values), max(values))
+        values = np.concatenate([train, val]).astype(float)
+        lo, hi = y_range or (float(values.min()), float(values.max()))
         lo = max(lo, 1e-12) if log_y else lo  # a vertical line on a log axis must stay above zero
         lines.append(series([best_epoch, best_epoch], [lo, hi], color=FIT_COLOR, dash=True, width=1.5,
                             label=labels["best"]))
-    return xy_panel(labels["title"], lines, x_range=(0, max(epochs[-1], 1)), y_range=y_range,
+    return xy_panel(labels["title"], lines, x_range=(0, max(int(epochs[-1]), 1)), y_range=y_range,
                     x_label=labels["epoch"], log_y=log_y, width=size[0], height=size[1])
 
 
-def weights_panel(weights: np.ndarray, labels: dict, bins: int = 41, size: tuple[int, int] = THREE_UP) -> dict:
-    """Histogram of the weights as a step line; the weights that are exactly 0 drawn as a red spike.
+def weights_panel(hist: dict, labels: dict, size: tuple[int, int] = THREE_UP) -> dict:
+    """A weight histogram (sim.fitting.generalization.weight_histogram) as a step line; the weights that are
+    exactly 0 drawn as a red spike.
 
     labels: "title", "weight", "zero".
     """
-    reach = max(float(np.abs(weights).max()), 1e-3)
-    edges = np.linspace(-reach, reach, bins + 1)
-    counts, _ = np.histogram(weights[weights != 0], edges)
+    reach, counts, zeros = hist["reach"], hist["counts"], hist["zeros"]
+    edges = np.linspace(-reach, reach, len(counts) + 1)
     step_x = np.repeat(edges, 2)[1:-1]
     step_y = np.repeat(counts, 2)
-    zeros = int((weights == 0).sum())
     top = max(int(counts.max()), zeros, 1)
     return xy_panel(labels["title"], [
         series(step_x, step_y, color=VAL_COLOR, width=1.5),
@@ -331,19 +326,6 @@ def timeline_figure(example: dict, labels: dict, days: int = 420) -> go.Figure:
 
 
 # ---------- the page's views ----------
-class Run(Protocol):
-    """What a live frame reads of a run (sim.fitting.fit.FitTrainer; read under the run's lock)."""
-
-    epoch: int
-    best_epoch: int
-    best_val: float
-    history: list[dict]
-
-    def predict(self, X: np.ndarray) -> np.ndarray: ...
-
-    def weights(self) -> np.ndarray: ...
-
-
 def data_figure(data: CurveData, labels: dict) -> go.Figure:
     """The split view: the data's three parts over the true curve (labels: as split_figure)."""
     return split_figure(data.x, data.y, data.parts, GRID, true_curve(GRID), labels)
@@ -372,45 +354,50 @@ def cv_frame(data: CurveData, folds: list[Fold], shown: int, labels: dict) -> di
     return {"caption": caption, "panels": panels}
 
 
-def curve_frame(run: Run, data: CurveData, labels: dict, extra: list[dict] | None = None, caption: str = "") -> dict:
-    """A frame of a run on the 1-D curve: its fit over the points and its loss curves (then any extra panels).
+def curve_frame(frame: dict, data: CurveData, labels: dict, extra: list[dict] | None = None,
+                caption: str = "") -> dict:
+    """A run's frame (sim.fitting.generalization.FitRun, "curve" or "weights") on the 1-D curve: its fit over the
+    points and its loss curves (then any extra panels).
 
     labels: "fit" (fit_panel's), "loss" (curves_panel's), "caption" (a template of epoch, train, val, best, best_val).
     """
-    last = run.history[-1]
+    last = frame["last"]
     size = THREE_UP if extra else TWO_UP
-    fit = fit_panel(*data.train_val(), GRID, run.predict(GRID), true_curve(GRID), padded_range(data.y), labels["fit"],
+    fit = fit_panel(*data.train_val(), GRID, frame["pred"], true_curve(GRID), padded_range(data.y), labels["fit"],
                     size)
-    losses = curves_panel(run.history, "loss", run.best_epoch, labels["loss"], log_y=True, size=size)
-    head = labels["caption"].format(epoch=run.epoch, train=f"{last['train_loss']:.4f}", val=f"{last['val_loss']:.4f}",
-                                    best=run.best_epoch, best_val=f"{run.best_val:.4f}")
-    return {"epoch": run.epoch, "caption": "  ·  ".join(filter(None, [head, caption])),
+    losses = curves_panel(frame["curves"], frame["best_epoch"], labels["loss"], log_y=True, size=size)
+    head = labels["caption"].format(epoch=frame["epoch"], train=f"{last['train_loss']:.4f}",
+                                    val=f"{last['val_loss']:.4f}", best=frame["best_epoch"],
+                                    best_val=f"{frame['best_val']:.4f}")
+    return {"epoch": frame["epoch"], "caption": "  ·  ".join(filter(None, [head, caption])),
             "panels": [fit, losses, *(extra or [])]}
 
 
-def regularization_frame(run: Run, data: CurveData, labels: dict) -> dict:
+def regularization_frame(frame: dict, data: CurveData, labels: dict) -> dict:
     """curve_frame and the weights' histogram, with the count of weights that are exactly 0 in the caption.
 
     labels: curve_frame's, "weights" (weights_panel's) and "zeros" (a template of z, m).
     """
-    w = run.weights()
-    zeros = labels["zeros"].format(z=int((w == 0).sum()), m=w.size)
-    return curve_frame(run, data, labels, [weights_panel(w, labels["weights"])], zeros)
+    hist = frame["weights"]
+    zeros = labels["zeros"].format(z=hist["zeros"], m=hist["size"])
+    return curve_frame(frame, data, labels, [weights_panel(hist, labels["weights"])], zeros)
 
 
-def noise_frame(run: Run, points: NoisyPoints, labels: dict) -> dict:
-    """A frame of the label-noise run: its boundary over the (partly flipped) training points, its accuracies.
+def noise_frame(frame: dict, points: NoisyPoints, labels: dict) -> dict:
+    """A run's frame (sim.fitting.generalization.FitRun, "boundary") of the label-noise run: its boundary over the
+    (partly flipped) training points, its accuracies.
 
     labels: "boundary" (boundary_panel's), "acc" (curves_panel's), "caption" (a template of epoch, train, val, gap).
     """
-    last = run.history[-1]
-    predicted = (run.predict(NOISE_CELLS) > 0.5).astype(int)
+    last = frame["last"]
+    predicted = np.unpackbits(frame["classes"], count=len(NOISE_CELLS)).astype(int)
     boundary = boundary_panel(NOISE_CELLS[:, 0], NOISE_CELLS[:, 1], predicted, points.X_train, points.y_train,
                               points.flipped, DOMAIN, labels["boundary"])
-    acc = curves_panel(run.history, "acc", run.best_epoch, labels["acc"], y_range=(0.0, 1.0))
-    caption = labels["caption"].format(epoch=run.epoch, train=f"{last['train_acc']:.1%}", val=f"{last['val_acc']:.1%}",
+    acc = curves_panel(frame["curves"], frame["best_epoch"], labels["acc"], y_range=(0.0, 1.0))
+    caption = labels["caption"].format(epoch=frame["epoch"], train=f"{last['train_acc']:.1%}",
+                                       val=f"{last['val_acc']:.1%}",
                                        gap=f"{(last['train_acc'] - last['val_acc']) * 100:+.1f}")
-    return {"epoch": run.epoch, "caption": caption, "panels": [boundary, acc]}
+    return {"epoch": frame["epoch"], "caption": caption, "panels": [boundary, acc]}
 
 
 EXAMPLE_FIGURES = {"scaling": spare_features_figure, "group": records_figure, "time": timeline_figure}

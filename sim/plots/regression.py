@@ -28,14 +28,6 @@ def _y_window(y: np.ndarray) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
-def _thin(n: int, most: int) -> np.ndarray:
-    """At most `most` indices of range(n), dense at the start and sparse later (the first epochs are where
-    a path zig-zags and a loss falls fastest), always keeping the first and the last."""
-    if n <= most:
-        return np.arange(n)
-    return np.unique(np.geomspace(1, n, most).round().astype(int) - 1)
-
-
 def _spread(n: int, most: int) -> np.ndarray:
     """At most `most` evenly spread indices of range(n)."""
     return np.unique(np.linspace(0, n - 1, min(n, most)).round().astype(int)) if n else np.zeros(0, int)
@@ -170,25 +162,26 @@ def outlier_view(data: RegressionData, fits: reg.OutlierFits, labels: dict, heig
     return fit_figure(reg.axis(data)[0], data.y, data.outlier, curves, _data_labels(labels), height=height)
 
 
-def live_frame(run: reg.GDRun, data: RegressionData, background: tuple | None, labels: dict, caption: str) -> dict:
-    """One animation frame of the live view: its epoch, its caption and its panels (live_panels)."""
-    return {"epoch": run.epoch, "caption": caption, "panels": live_panels(run, data, background, labels)}
+def live_frame(frame: dict, data: RegressionData, background: tuple | None, labels: dict, caption: str) -> dict:
+    """One animation frame of the live view from a run's frame (reg.gd_frame): its epoch, its caption and its
+    panels (live_panels)."""
+    return {"epoch": frame["epoch"], "caption": caption, "panels": live_panels(frame, data, background, labels)}
 
 
-def live_panels(run: reg.GDRun, data: RegressionData, background: tuple | None, labels: dict) -> list[dict]:
-    """One live frame's panels: the curve as it is now, the loss so far and, with a background
+def live_panels(frame: dict, data: RegressionData, background: tuple | None, labels: dict) -> list[dict]:
+    """A run's frame (reg.gd_frame) as panels: the curve as it is now, the loss so far and, with a background
     (reg.path_background), the (w, b) path. The fit spans the row; the loss and the path share the one below.
 
     labels: "x", "y", "epoch", "w", "b", and the titles "fit", "loss", "path".
     """
-    cx, cy = reg.curve(data, run.as_fit())
+    cx, cy = frame["curve"]
     panels = [fit_panel(reg.axis(data)[0], data.y, data.outlier, cx, cy,
                         {"title": labels["fit"], "x": labels["x"], "y": labels["y"]}),
-              loss_panel(run.epochs, run.history, {"title": labels["loss"], "epoch": labels["epoch"]},
+              loss_panel(*frame["losses"], {"title": labels["loss"], "epoch": labels["epoch"]},
                          width=640 if background is None else 314)]
-    if background is not None:
+    if background is not None and frame["path"] is not None:
         contours, optimum = background
-        panels.append(path_panel(run.path_array(), contours, optimum,
+        panels.append(path_panel(frame["path"], contours, optimum,
                                  {"title": labels["path"], "w": labels["w"], "b": labels["b"]}))
     return panels
 
@@ -208,7 +201,7 @@ def fit_panel(x: np.ndarray, y: np.ndarray, outlier: np.ndarray, curve_x: np.nda
 
 def loss_panel(epochs: Sequence[int], history: Sequence[float], labels: dict, width: int = 314) -> dict:
     """Loss against epoch on a log axis (at most 300 points). labels: "title", "epoch"."""
-    idx = _thin(len(history), 300)
+    idx = reg.thin_indices(len(history), reg.LIVE_HISTORY)
     return xy_panel(labels["title"], [series(np.asarray(epochs)[idx], np.asarray(history)[idx], "line", FIT_COLOR)],
                     x_label=labels["epoch"], width=width, height=280, log_y=True)
 
@@ -218,7 +211,7 @@ def path_panel(path: np.ndarray, contours: Sequence[tuple[np.ndarray, np.ndarray
     """The (w, b) path over the squared loss's contour ellipses; the view is set by the outer ellipse
     (or by the start and the minimum), so a path that overshoots visibly leaves it. labels: "title", "w", "b"."""
     parts = [series(cw, cb, "line", GUIDE_COLOR, width=1.0) for cw, cb in contours]
-    idx = _thin(len(path), 300)
+    idx = reg.thin_indices(len(path), reg.LIVE_HISTORY)
     parts += [series(path[idx, 0], path[idx, 1], "line", FIT_COLOR, width=1.5),
               series(path[idx[-1:], 0], path[idx[-1:], 1], "points", FIT_COLOR, size=3.5),
               series([optimum[0]], [optimum[1]], "points", OUTLIER_COLOR, size=4.5)]
