@@ -22,11 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sim.core.threads import configure_threads  # noqa: E402
 
-# lab -> module with bench_spec(seed) -> (LiveSpec, draw(frames)): the page's own settings and drawing
-LABS = {"lm": "labs.lm.training", "classification": "labs.classification.live",
-        "regression": "labs.regression.live", "generalization": "labs.generalization.live",
-        "generalization_reg": "labs.generalization.bench_reg", "generalization_noise": "labs.generalization.bench_noise",
-        "optimizers_race": "labs.optimizers.race", "optimizers_sched": "labs.optimizers.sched_race"}
+# lab -> module with bench_spec(seed, **kw) -> (LiveSpec, draw(frames)): the page's own settings and drawing, and kw
+LABS = {"lm": ("labs.lm.training", {}), "classification": ("labs.classification.live", {}),
+        "regression": ("labs.regression.live", {}), "generalization": ("labs.generalization.live", {}),
+        "generalization_reg": ("labs.generalization.live", {"name": "reg"}),
+        "generalization_noise": ("labs.generalization.live", {"name": "noise"}),
+        "optimizers_race": ("labs.optimizers.race", {}), "optimizers_sched": ("labs.optimizers.sched_race", {})}
 
 
 def rss_mb() -> float:
@@ -63,11 +64,12 @@ def main(argv: list[str] | None = None) -> None:
     configure_threads()
     from ui import live_run
 
-    lab = importlib.import_module(LABS[args.lab])
+    module, kw = LABS[args.lab]
+    lab = importlib.import_module(module)
     before = rss_mb()
     cursors, draws = [], []
     for i in range(args.sessions):
-        spec, draw = lab.bench_spec(seed=None if args.mode == "same" else i)
+        spec, draw = lab.bench_spec(seed=None if args.mode == "same" else i, **kw)
         cursors.append(live_run.RUNS.open(spec))
         draws.append(draw)
     built = rss_mb()

@@ -126,7 +126,7 @@ def live_section(name: str, config: FitConfig, data_key: tuple, data: CurveData 
 def bench_spec(seed: int | None = None, name: str = "cap") -> tuple[LiveSpec, Callable[[list[dict]], object]]:
     """Section `name`'s run at the lab's defaults (seed: another seed; it draws the data and the initial weights, as
     the page's seed does) and what a playing page does with its frames, for benchmarks/classroom.py (the capacity
-    section's is the lab's; labs/generalization/bench_reg.py and bench_noise.py give the other two)."""
+    section's is the lab's; "generalization_reg" and "generalization_noise" there give the other two)."""
     from labs.generalization.schema import SCHEMA
     from sim.fitting.generalization import curve_data, noisy_points
 
