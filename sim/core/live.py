@@ -4,8 +4,9 @@ A live lab's trainer implements the LiveRun contract: `steps` (its step counter:
 `advance(n)` (train n steps; a run may stop early), `frame()` (what the live view draws of the run as it is now,
 in no language: numbers and arrays, the page adds the words), `stopped` (diverged or finished) and, optionally,
 `shared()` (parts that never change, such as the data, which checkpoints share instead of copying). A run must be
-a pure function of its settings and seed, however its steps are grouped into `advance` calls: the tests check it
-for every lab.
+a pure function of its settings and seed, however its steps are grouped into `advance` calls, and a step's frame
+never changes once taken (a run that diverges counts the step it diverged at): the tests check both for every lab.
+Measured wall-clock figures (a step's milliseconds) are the one exception: a replayed copy measures its own.
 
 A Trajectory is one run and everything computed of it: the frames at its frame steps (a bounded window, the first
 one always kept) and checkpoints (full copies: weights, optimiser, random generators) to replay from. Sessions
