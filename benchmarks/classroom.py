@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sim.core.threads import configure_threads  # noqa: E402
 
 # lab -> module with bench_spec(seed) -> (LiveSpec, draw(frames)): the page's own settings and drawing
-LABS = {"lm": "labs.lm.training"}
+LABS = {"lm": "labs.lm.training", "attention": "labs.attention.training", "attention_compare": "labs.attention.compare",
+        "blocks_depth": "labs.blocks.live", "blocks_moe": "labs.blocks.moe"}
 
 
 def rss_mb() -> float:
