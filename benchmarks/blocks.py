@@ -110,7 +110,7 @@ def blocks(args: argparse.Namespace) -> None:
 
     out(section="kv", case="deepseek_v2", redraw_median_ms=median_ms(kv, args.repeats), target_ms=300)
 
-    # the MoE comparison as the page plays it: one player, the three runs stepping in turn (labs/blocks/live.py)
+    # the MoE comparison as the page plays it: one live run, the three models stepping in turn (labs/blocks/moe.py)
     runs = [MoETrainer(MoEConfig(), mode, alpha=0.01 if mode == "aux" else 0.0, gamma=0.01) for mode in MODES]
     start, reached = time.perf_counter(), None
     while time.perf_counter() - start < 60:

@@ -27,7 +27,9 @@ LABS = {"lm": ("labs.lm.training", {}), "classification": ("labs.classification.
         "regression": ("labs.regression.live", {}), "generalization": ("labs.generalization.live", {}),
         "generalization_reg": ("labs.generalization.live", {"name": "reg"}),
         "generalization_noise": ("labs.generalization.live", {"name": "noise"}),
-        "optimizers_race": ("labs.optimizers.race", {}), "optimizers_sched": ("labs.optimizers.sched_race", {})}
+        "optimizers_race": ("labs.optimizers.race", {}), "optimizers_sched": ("labs.optimizers.sched_race", {}),
+        "attention": ("labs.attention.training", {}), "attention_compare": ("labs.attention.compare", {}),
+        "blocks_depth": ("labs.blocks.live", {}), "blocks_moe": ("labs.blocks.moe", {})}
 
 
 def rss_mb() -> float:

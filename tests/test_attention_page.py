@@ -1,9 +1,11 @@
 """AppTest: the attention lab in both languages, its URL values, its worked numbers, training, bad input, fuzzing."""
+import base64
+import json
 import random
 
 import pytest
 
-from apptools import fuzz_widget, metrics, open_lab, schema_choices, shared_lab, texts
+from apptools import cursor, fuzz_widget, live_advance, live_model, metrics, open_lab, schema_choices, shared_lab, texts
 from labs.attention.schema import SCHEMA
 from sim.transformers.attention import permutation_check, permutation_stats
 from sim.transformers.tasks import split_tokens, utf8_bytes
@@ -95,24 +97,28 @@ def test_step_trains_and_reset_starts_over():
     at = att_page(section="train", speed="2")
     click(at, "att.step", "train")
     click(at, "att.step", "train")
-    (trainer,) = at.session_state["att.train.player"].model
-    assert trainer.steps == 4 and trainer.config.causal
+    with live_model(at, "att.train") as run:
+        (trainer,) = run.trainers
+        assert trainer.steps == 4 and trainer.config.causal
     click(at, "att.reset", "train")
-    assert at.session_state["att.train.player"].model[0].steps == 0
+    with live_model(at, "att.train") as run:
+        assert run.trainers[0].steps == 0 and run.steps == 0
 
 
 def test_the_mask_toggle_builds_an_open_model():
     at = att_page(section="train", causal="0", task="reverse", layers="2", t_heads="4")
-    (trainer,) = at.session_state["att.train.player"].model
-    assert not trainer.config.causal and trainer.config.n_layer == 2 and trainer.config.n_head == 4
+    with live_model(at, "att.train") as run:
+        (trainer,) = run.trainers
+        assert not trainer.config.causal and trainer.config.n_layer == 2 and trainer.config.n_head == 4
 
 
 def test_compare_trains_a_causal_and_an_open_model_on_scored_prompts():
     at = att_page(section="compare", task="sort", speed="10")
     click(at, "att.step", "compare")
-    causal, open_ = at.session_state["att.compare.player"].model
-    assert causal.config.causal and not open_.config.causal
-    assert causal.steps == open_.steps == 10 and causal.task.score_prompt
+    with live_model(at, "att.compare") as run:
+        causal, open_ = run.trainers
+        assert causal.config.causal and not open_.config.causal
+        assert causal.steps == open_.steps == 10 and causal.task.score_prompt
     assert EN["att.compare_explain"][:30] in texts(at)
 
 
@@ -121,23 +127,54 @@ def test_bad_probe_and_short_training_text_keep_what_the_user_had():
     at.text_input(key="att.probe.copy.5").set_value("xyz").run()
     assert EN["att.bad_probe"].format(n=5, letters="abcdefgh") in texts(at)
     at.selectbox(key="att.task").set_value("text").run()
-    trainer = at.session_state["att.train.player"].model[0]
-    assert trainer.task.name == "text"
+    kept = cursor(at, "att.train")
+    with live_model(at, "att.train") as run:
+        assert run.task.name == "text"
     at.text_area(key="att.train_text").set_value("short").run()
     assert not at.exception
     assert EN["att.invalid.text_short"].format(n=18) in texts(at)
-    assert at.session_state["att.train.player"].model[0] is trainer  # nothing the user had is lost
+    assert cursor(at, "att.train") is kept  # nothing the user had is lost
+    assert at.text_input(key="att.probe_text").value  # the kept run's probe
 
 
 def test_a_diverged_run_says_so_and_reset_recovers():
     at = att_page(section="train")
-    at.session_state["att.train.player"].model[0].diverged = True
+    with live_model(at, "att.train") as run:  # the run itself at step 0: a weight that is not a number
+        run.trainers[0].model.lm_head.weight.data[0, 0] = float("nan")
+    live_advance(at, "att.train", 1)  # its next step's loss is not finite: the run diverges on its own
     at.run()
     assert EN["att.diverged"].format(lr=0.003) in texts(at)
     assert {b.key: b.disabled for b in at.button if b.key in ("att.train.play", "att.train.step")} == \
         {"att.train.play": True, "att.train.step": True}
     click(at, "att.reset", "train")
-    assert not at.session_state["att.train.player"].model[0].diverged and not at.error
+    with live_model(at, "att.train") as run:  # step 0 again, replayed from the run's first checkpoint
+        assert run.steps == 0 and not run.stopped
+    assert not at.error and not at.button(key="att.train.play").disabled
+
+
+def live_frames(at, key: str) -> list[dict]:
+    """The frames this run sent the live view `key` (ui.live_plots)."""
+    (view,) = [e for e in at.get("bidi_component") if e.proto.id.endswith(f"-{key}")]
+    return json.loads(view.proto.json)["frames"]
+
+
+def test_a_typed_probe_is_read_from_the_model_at_the_step_shown():
+    at = att_page(section="train", speed="2")
+    at.text_input(key="att.probe.copy.5").set_value("hgfed").run()
+    click(at, "att.step", "train")
+    (frame,) = live_frames(at, "att.train.view")
+    maps = [p for p in frame["panels"] if p["type"] == "heatmap"]
+    assert frame["step"] == 2 and len(maps) == 2 and maps[0]["row_labels"] == list("hgfed|hgfe")
+    with live_model(at, "att.train") as run:
+        assert run.steps == 2
+        (shown,) = run.maps("hgfed|hgfe")  # the model's maps, as bytes: (layers, heads, T, T)
+    assert [base64.b64decode(m["data"]) for m in maps] == [shown[0, h].tobytes() for h in range(2)]
+    assert EN["att.maps_at"].format(step=2) not in frame["caption"]  # paused: the maps are of the step shown
+    assert any("hgfed|" in line for line in texts(at).splitlines())  # what it generates from the typed prompt
+    default = run.task.default_probe()
+    at.text_input(key="att.probe.copy.5").set_value(default).run()  # the default probe: the frames' own maps
+    (frame,) = live_frames(at, "att.train.view")
+    assert frame["panels"][1]["row_labels"] == list(run.task.read_probe(default)[0])
 
 
 # ---------- course fidelity: tokens, the model's parts and position encoding, permutation equivariance ----------
@@ -167,23 +204,26 @@ def test_the_model_names_its_residual_connections_pre_ln_and_position_encoding(l
         "position encoding", "residual connection", "layer normalisation", "pre-LN")
     assert all(term in cat["att.model_desc"] for term in terms)
     assert at.segmented_control(key="att.pos").value == "learned"
-    assert at.session_state["att.train.player"].model[0].config.pos == "learned"
+    with live_model(at, "att.train") as run:
+        assert run.trainers[0].config.pos == "learned"
     assert cat["att.pos_table_help.learned"] in texts(at)
 
 
 def test_sinusoidal_positions_from_the_url_and_the_widget():
     at = att_page(section="train", pos="sinusoidal")
-    (trainer,) = at.session_state["att.train.player"].model
-    assert trainer.config.pos == "sinusoidal" and at.query_params["pos"] == "sinusoidal"
+    with live_model(at, "att.train") as run:
+        assert run.trainers[0].config.pos == "sinusoidal" and at.query_params["pos"] == "sinusoidal"
     assert EN["att.model_desc"].format(pos=EN["att.pos_name.sinusoidal"]) in texts(at)
     assert EN["att.pos_table_help.sinusoidal"] in texts(at)
     title = EN["att.pos_table_title"].format(shape="(10, 32)")  # copy, 5 letters: 10 positions; width 32
     assert any(title in c.proto.spec for c in at.get("plotly_chart"))
     at.segmented_control(key="att.pos").set_value("learned").run()
-    assert at.session_state["att.train.player"].model[0].config.pos == "learned"
+    with live_model(at, "att.train") as run:
+        assert run.trainers[0].config.pos == "learned"
     assert at.query_params["pos"] == "learned"
     at.segmented_control(key="att.section").set_value("compare").run()
-    assert all(tr.config.pos == "learned" for tr in at.session_state["att.compare.player"].model)
+    with live_model(at, "att.compare") as run:
+        assert all(tr.config.pos == "learned" for tr in run.trainers)
 
 
 def test_a_bad_position_encoding_in_the_url_gets_a_notice():
@@ -234,6 +274,5 @@ def test_fuzz_every_widget():
             fuzz_widget(w, rng, CHOICES | {"att.head": ("all", "1")}, STRINGS).run()
             assert not at.exception, (section, i, w.key, w.value, at.exception)
             for kind in ("train", "compare"):
-                if f"att.{kind}.player" in at.session_state and rng.random() < 0.3:
-                    for trainer in at.session_state[f"att.{kind}.player"].model:
-                        trainer.step(3)
+                if f"att.{kind}.cursor" in at.session_state and rng.random() < 0.3:
+                    live_advance(at, f"att.{kind}", 3)

@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from apptools import fuzz_widget, open_lab, schema_choices, shared_lab, table, texts
+from apptools import fuzz_widget, live_advance, live_model, open_lab, schema_choices, shared_lab, table, texts
 from labs.blocks.schema import PAGE as P
 from labs.blocks.schema import SCHEMA, SECTIONS
 from sim.transformers.blocks import norm_view
@@ -59,37 +59,50 @@ def test_the_cell_is_held_inside_a_smaller_tensor():
 def test_pre_and_post_ln_step_and_reset():
     at = page(section="residual", r_layers="3", r_width="16", r_warmup="100")
     click(at, "step", "depth")
-    runs = at.session_state["blk.depth.player"].model
-    assert [(r.config.ln, r.warmup) for r in runs] == [("pre", 0), ("pre", 100), ("post", 0), ("post", 100)]
-    assert all(r.steps == 1 and r.config.n_layer == 3 for r in runs)
+    with live_model(at, "blk.depth") as run:
+        assert [(r.config.ln, r.warmup) for r in run.trainers] == [("pre", 0), ("pre", 100), ("post", 0),
+                                                                    ("post", 100)]
+        assert all(r.steps == 1 and r.config.n_layer == 3 for r in run.trainers)
     click(at, "reset", "depth")
-    assert all(r.steps == 0 for r in at.session_state["blk.depth.player"].model)
+    with live_model(at, "blk.depth") as run:
+        assert all(r.steps == 0 for r in run.trainers)
 
 
 def test_a_diverged_run_is_named():
     at = page(section="residual", r_layers="2", r_width="16")
-    runs = at.session_state["blk.depth.player"].model
-    runs[2].diverged, runs[2].steps = True, 7
+    live_advance(at, "blk.depth", 4 * 6)  # every run 6 steps
+    with live_model(at, "blk.depth") as run:  # Post-LN without warmup: a weight that is not a number
+        post = run.trainers[2]
+        assert (post.config.ln, post.warmup, post.steps) == ("post", 0, 6)
+        post.model.head.weight.data[0, 0] = float("nan")
+    live_advance(at, "blk.depth", 4)  # its 7th step's loss is not finite: it diverges on its own, the others go on
     at.run()
     assert EN["blk.res.diverged"].format(name="Post-LN", step=7) in texts(at)
+    with live_model(at, "blk.depth") as run:
+        assert [r.diverged for r in run.trainers] == [False, False, True, False] and not run.stopped
 
 
 def test_moe_step_trains_three_runs_and_says_how_they_route():
     at = page(section="moe", m_speed="10", m_experts="4")
     click(at, "step", "moe")
-    runs = at.session_state["blk.moe.player"].model
-    assert [r.mode for r in runs] == ["none", "aux", "bias"] and all(r.steps == 10 for r in runs)
-    assert runs[0].alpha == 0.0 and runs[1].alpha == 0.01
+    with live_model(at, "blk.moe") as run:
+        runs = run.trainers
+        assert [r.mode for r in runs] == ["none", "aux", "bias"] and all(r.steps == 10 for r in runs)
+        assert runs[0].alpha == 0.0 and runs[1].alpha == 0.01
     page_text = texts(at)
     assert "α = 0" in page_text and EN["blk.moe.capacity"].format(T=256, E=4, k=1, cf="1.25", cap=80) in page_text
 
 
 def test_a_diverged_moe_run_is_named():
     at = page(section="moe")
-    runs = at.session_state["blk.moe.player"].model
-    runs[0].diverged, runs[0].steps = True, 3
+    live_advance(at, "blk.moe", 3 * 2)  # every run 2 steps
+    with live_model(at, "blk.moe") as run:  # no balancing: a weight that is not a number
+        run.trainers[0].model.head.weight.data[0, 0] = float("nan")
+    live_advance(at, "blk.moe", 1)  # its 3rd step's loss is not finite: it diverges on its own
     at.run()
     assert EN["blk.res.diverged"].format(name="α = 0", step=3) in texts(at)
+    with live_model(at, "blk.moe") as run:
+        assert [r.diverged for r in run.trainers] == [True, False, False] and not run.stopped
 
 
 def test_kv_cache_for_deepseek_v2_and_bad_groups():

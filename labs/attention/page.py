@@ -1,9 +1,10 @@
 """Attention lab: the pipeline stage by stage, the notes' worked numbers, and a tiny transformer trained live."""
 import streamlit as st
 
+from labs.attention.compare import compare_section
 from labs.attention.permutation import permutation_section
 from labs.attention.schema import PAGE, SCHEMA
-from labs.attention.training import compare_section, train_section
+from labs.attention.training import train_section
 from labs.attention.widgets import remembered
 from sim.core.text import html
 from sim.plots.attention import PIPELINE_ROWS, bars_figure, pipeline_figures, sharpness_figure, variance_figure

@@ -1,21 +1,26 @@
-"""The attention lab's tiny transformer: its settings, its live run(s) and what they generate (train, compare)."""
+"""The attention lab's tiny transformer: its settings, its live run (sim.transformers.live.AttentionRun: one model, or
+a causal and an open one in lockstep) and what it generates, each probe read from the model at the step shown."""
 import time
+from collections.abc import Callable
 
 import streamlit as st
 
+from labs.attention.schema import SCHEMA
 from labs.attention.widgets import remembered
+from sim.core.live import Cursor, LiveSpec
 from sim.plots.attention import live_frame, position_figure
+from sim.transformers.live import AttentionRun, from_bytes
 from sim.transformers.tasks import CORPORA, LETTERS, lab_task
-from sim.transformers.transformer import LMTrainer, generation_report, lab_trainer
+from sim.transformers.transformer import RunView, generation_report, lab_trainer
 from ui import charts, live_plots, live_run
-from ui.i18n import t
-from ui.player import Player
+from ui.i18n import lang, t
 from ui.urlstate import PageState
 
 REPORT_S = 2.0  # while playing, what the models generate is redone at most this often
 MAX_TEXT = 2000  # longest training text
 LABELS = ("plot.step", "plot.loss", "plot.floor", "plot.train_loss", "plot.map", "run.causal", "run.open",
-          "run.causal_short", "run.open_short", "live_caption", "compare_caption", "generated", "generated_text")
+          "run.causal_short", "run.open_short", "live_caption", "compare_caption", "generated", "generated_text",
+          "maps_at")
 ss = st.session_state
 
 
@@ -43,32 +48,54 @@ def model_controls(state: PageState) -> str:
                           max_chars=MAX_TEXT, height=90)
 
 
-def current_player(kind: str, v: dict, text: str) -> Player | None:
-    """The session's run of this kind (player.model: its trainers, one, or with and without the mask); new ones
-    when the settings changed, the old ones on bad input."""
-    runs = (v["causal"],) if kind == "train" else (True, False)
-    want = (kind, text, runs, *(v[n] for n in ("task", "length", "context", "layers", "t_heads", "width", "lr",
-                                               "t_seed", "pos")))
+# ---------- the run ----------
+def run_task(kind: str, v: dict, text: str):
+    """The task of the run of `kind` ("train" or "compare": every token scored); ValueError("invalid:...") on bad
+    input (a training text too short for the context)."""
+    return lab_task(v["task"], v["length"], v["context"], text, score_prompt=kind == "compare")
 
-    def build() -> Player:
-        task = lab_task(v["task"], v["length"], v["context"], text, score_prompt=kind == "compare")
-        trainers = [lab_trainer(task, v["layers"], v["t_heads"], v["width"], v["lr"], v["t_seed"], causal, v["pos"])
-                    for causal in runs]
 
-        def step(n: int) -> None:
-            for tr in trainers:
-                tr.step(n)
+def live_spec(kind: str, v: dict, text: str) -> LiveSpec:
+    """The run of `kind` for these settings (its build raises ValueError on bad input); sessions with equal settings
+    share one. A step: an optimizer step of every model; `speed` steps a frame."""
+    v = dict(v)
+    causal = (v["causal"],) if kind == "train" else (True, False)
+    data = ("context", v["context"], text) if v["task"] == "text" else ("length", v["length"])
 
-        return Player(step, lambda: {}, lambda: any(tr.diverged for tr in trainers), model=trainers)
+    def build() -> AttentionRun:
+        task = run_task(kind, v, text)
+        return AttentionRun([lab_trainer(task, v["layers"], v["t_heads"], v["width"], v["lr"], v["t_seed"], c,
+                                         v["pos"]) for c in causal])
 
-    try:
-        player = live_run.current_player(f"att.{kind}", want, build)
-    except ValueError as e:
-        code = str(e).removeprefix("invalid:")
-        st.error(t(f"att.invalid.{code}", n=v["context"] + 2))
-        return ss.get(f"att.{kind}.player")
-    player.speed = v["speed"]
-    return player
+    settings = (kind, causal, v["task"], *data, *(v[n] for n in ("layers", "t_heads", "width", "lr", "t_seed", "pos")))
+    return LiveSpec(f"att.{kind}", settings, build, speed=v["speed"])
+
+
+def drawn(kind: str, frame: dict, lab: dict, probe_maps: tuple | None = None) -> dict:
+    """A run's frame (AttentionRun.frame, with its "step", "run", "n") as the live view draws it, in the page's
+    language (lab: labels()). probe_maps: (probe, maps per model, the step they are of) drawn instead of the frame's
+    maps of the default probe (the session typed its own)."""
+    probe, maps, at = probe_maps or (frame["probe"], [r["maps"] for r in frame["runs"]], frame["step"])
+    runs = [RunView(causal=r["causal"], steps=frame["steps"], recent_loss=r["recent"],
+                    curve=(r["curve"][0].tolist(), r["curve"][1].tolist()), maps=list(from_bytes(m)),
+                    tokens=list(probe)[-m.shape[-1]:], floor=frame["floor"])
+            for r, m in zip(frame["runs"], maps, strict=True)]
+    view = live_frame(kind, runs, lab)
+    if at != frame["step"]:  # while playing, the session's probe is read at the newest checkpoint shown
+        view["caption"] += lab["maps_at"].format(step=at)
+    return {**view, "step": frame["step"], "run": frame["run"], "n": frame["n"]}
+
+
+def probe_maps(cursor: Cursor, frame: dict, probe: str, playing: bool) -> tuple | None:
+    """The maps of the session's probe for a frame, when it is not the frame's own: the model at the cursor's step
+    (paused), else the newest checkpoint at or before the frame's step (no replay while playing)."""
+    if probe == frame["probe"]:
+        return None
+    if not playing and frame["step"] == cursor.pos:
+        with cursor.model() as run:
+            return probe, run.maps(probe), frame["step"]
+    with cursor.traj.model_near(frame["step"]) as (step, run):
+        return probe, run.maps(probe), step
 
 
 def probe_text(task) -> tuple[str, str]:
@@ -86,48 +113,76 @@ def probe_text(task) -> tuple[str, str]:
     return probe, prompt
 
 
-def live_panel(kind: str, player: Player, probe: str, prompt: str) -> None:
-    trainers: list[LMTrainer] = player.model
-    # the probe text may change without the model changing
-    player.snapshot = lambda: live_frame(kind, [tr.view(probe) for tr in trainers], labels())
+def live_panel(kind: str, v: dict, text: str, probe: str, prompt: str, failed: bool) -> Cursor | None:
+    """The run of these settings trained live, its maps of the probe and what it generates from the prompt at the
+    step shown; `failed`: the settings were refused (already said)."""
+    held: dict[str, Cursor] = {}
 
-    def diverged() -> bool:
-        return any(tr.diverged for tr in trainers)
-
-    def messages() -> None:
-        if diverged():
-            st.error(t("att.diverged", lr=trainers[0].lr))
-        # what the models generate: a few hundred forward passes, so while playing at most every REPORT_S
+    def messages(cursor: Cursor) -> None:
+        held["cursor"] = cursor  # for show(), drawn next in the same rerun
+        if cursor.stopped and cursor.error is None:
+            st.error(t("att.diverged", lr=v["lr"]))
+        # what the models generate: a few hundred forward passes, so while playing at most every REPORT_S, from the
+        # newest checkpoint shown (no replay)
         key = f"att.{kind}.report"
-        if not player.playing or time.monotonic() - ss.get(f"{key}_at", 0.0) > REPORT_S or key not in ss:
-            with player.lock:
-                ss[key], ss[f"{key}_at"] = generation_report(trainers, prompt, labels()), time.monotonic()
+        at = (cursor.serial, cursor.pos, prompt, lang())
+        if not cursor.playing and ss.get(f"{key}.at") != at:
+            with cursor.model() as run:  # the model at the step shown
+                ss[key] = generation_report(run.trainers, prompt, labels())
+            ss[f"{key}.at"] = at
+        elif cursor.playing and (time.monotonic() - ss.get(f"{key}.when", 0.0) > REPORT_S or key not in ss):
+            with cursor.traj.model_near(cursor.pos) as (_, run):
+                ss[key] = generation_report(run.trainers, prompt, labels())
+            ss[f"{key}.at"], ss[f"{key}.when"] = None, time.monotonic()
         for line in ss[key]:
             st.markdown(line)
 
     def show(frames: list[dict], seq: int, status: str) -> None:
-        live_plots.show_frames(frames, key=f"att.{kind}.view", seq=seq,
+        cursor, lab, playing = held["cursor"], labels(), status == "playing"
+        if not playing and probe != frames[-1]["probe"]:
+            frames = frames[-1:]  # after a Step: the step shown, whose maps are read from the model at that step
+        out = [drawn(kind, f, lab, probe_maps(cursor, f, probe, playing)) for f in frames]
+        live_plots.show_frames(out, key=f"att.{kind}.view", seq=seq,
                                status="diverged" if status == "stopped" else status)
 
-    live_run.live_view("att", f"att.{kind}", player, show, diverged, messages=messages, n=player.speed)
+    def refused(e: BaseException) -> None:
+        if not failed:
+            st.error(invalid(e, v))
+
+    return live_run.live_lab(live_spec(kind, v, text), show, prefix="att", bad_settings=refused, messages=messages,
+                             n=v["speed"])
 
 
-def trained_panel(kind: str, state: PageState, text: str) -> Player | None:
-    """The live panel of the run(s) of `kind` for these settings; their player, None when they could not be built."""
-    player = current_player(kind, state.values, text)
-    if player is not None:
-        live_panel(kind, player, *probe_text(player.model[0].task))
-    return player
+def invalid(e: BaseException, v: dict) -> str:
+    return t(f"att.invalid.{str(e).removeprefix('invalid:')}", n=v["context"] + 2)
 
 
-def position_panel(player: Player) -> None:
-    """The position vectors the (first) model adds to its tokens: the fixed sinusoidal table or the learned one."""
-    trainer: LMTrainer = player.model[0]
-    with st.expander(t(f"att.pos_table.{trainer.config.pos}")):
-        with player.lock:
-            table = trainer.position_table()
+def trained_panel(kind: str, state: PageState, text: str) -> Cursor | None:
+    """The live panel of the run of `kind` for these settings; its cursor, None when no run could be built. Bad
+    settings keep the session's run (and its task, for the probe input) with a message."""
+    v = dict(state.values)
+    failed = False
+    try:
+        task = run_task(kind, v, text)
+    except ValueError as e:
+        st.error(invalid(e, v))
+        task, failed = ss.get(f"att.{kind}.task"), True  # the run the session keeps
+        if task is None:
+            return None
+    else:
+        ss[f"att.{kind}.task"] = task
+    return live_panel(kind, v, text, *probe_text(task), failed)
+
+
+def position_panel(cursor: Cursor) -> None:
+    """The position vectors the (first) model adds to its tokens at the step shown: the fixed sinusoidal table or the
+    learned one."""
+    with cursor.model() as run:
+        trainer = run.trainers[0]
+        pos, table = trainer.config.pos, trainer.position_table()
+    with st.expander(t(f"att.pos_table.{pos}")):
         charts.plotly_chart(st, position_figure(table, t("att.pos_table_title")), key="att.fig.pos_table")
-        st.caption(t(f"att.pos_table_help.{trainer.config.pos}"))
+        st.caption(t(f"att.pos_table_help.{pos}"))
 
 
 def train_section(state: PageState) -> None:
@@ -135,14 +190,16 @@ def train_section(state: PageState) -> None:
     st.markdown(t("att.model_desc", pos=t(f"att.pos_name.{state.values['pos']}")))
     text = model_controls(state)
     state.widget("causal")
-    if player := trained_panel("train", state, text):
+    if cursor := trained_panel("train", state, text):
         st.caption(t("att.train_help"))
-        position_panel(player)
+        position_panel(cursor)
 
 
-def compare_section(state: PageState) -> None:
-    st.markdown(t("att.compare_intro"))
-    with state.controls(expander=t("att.compare_settings")):
-        text = model_controls(state)
-    if trained_panel("compare", state, text) is not None:
-        st.markdown(t("att.compare_explain"))
+def bench_spec(seed: int | None = None, kind: str = "train") -> tuple[LiveSpec, Callable[[list[dict]], object]]:
+    """The lab's default run of `kind` (seed: another training seed) and what a playing page does with its frames
+    (the default probe's maps, in the frames), for benchmarks/classroom.py."""
+    v = {p.name: p.default for p in SCHEMA}
+    if seed is not None:
+        v["t_seed"] = seed
+    text = CORPORA[v["corpus"]] if v["task"] == "text" else ""
+    return live_spec(kind, v, text), lambda frames: [drawn(kind, f, labels()) for f in frames]

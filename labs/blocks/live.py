@@ -1,58 +1,38 @@
-"""The transformer-block lab's live sections: Pre-LN against Post-LN (with and without warmup), and the MoE trained
-with no balancing, the auxiliary loss and the expert bias; each one Player playing several runs."""
-import itertools
+"""The transformer-block lab's live section Pre-LN against Post-LN (with and without warmup): one live run stepping
+the four models in turn (sim.transformers.live.DepthRun); the MoE's is in moe.py."""
+from collections.abc import Callable
 
 import streamlit as st
 
-from sim.plots.blocks import depth_frame, moe_frame
-from sim.plots.shapes import human_count
+from labs.blocks.schema import SCHEMA
+from sim.core.live import Cursor, LiveSpec
+from sim.plots.blocks import depth_frame
 from sim.transformers.blocks import LN_MODES, DepthConfig, DepthTrainer, init_gradient_ratio
-from sim.transformers.moe import (
-    MODES,
-    PUBLISHED_ROUTING,
-    MoEConfig,
-    MoETrainer,
-    capacity,
-    flops_per_token,
-    param_counts,
-)
+from sim.transformers.live import DepthRun
 from sim.transformers.tasks import LETTERS, lab_task
 from ui import live_plots, live_run
-from ui.course import course_note
 from ui.i18n import t
-from ui.player import Player
 from ui.urlstate import PageState
 
-ss = st.session_state
 DEPTH_LABELS = ("step", "loss", "layer", "grad_norm", "loss_title", "norm_title", "init_title", "caption")
-MOE_LABELS = ("step", "loss", "loss_title", "load_title", "cluster_title", "caption")
-MOE_BATCH = 256  # tokens per step
 
 
-def in_turn(runs: list) -> Player:
-    """One player for several runs. A tick trains `speed` steps taken by the runs in turn, so each tick is one
-    run's work and a frame follows every one (the picture moves len(runs) times as often as if every run stepped
-    each tick); Step trains every run `speed` steps."""
-    turns = itertools.count()
-
-    def step(n: int) -> None:
-        for _ in range(n):
-            runs[next(turns) % len(runs)].step(1)
-
-    return Player(step, lambda: {}, lambda: all(tr.diverged for tr in runs), model=runs)
-
-
-def players(key: str, want: tuple, build, speed: int) -> Player:
-    player = live_run.current_player(key, want, build)
-    player.speed = speed
-    player.step_size = speed * len(player.model)
-    return player
-
-
-def show_view(key: str):
+def show_view(key: str, draw: Callable[[dict], dict]) -> Callable[[list[dict], int, str], None]:
+    """The live view of run `key`: its frames drawn by draw(frame) in the page's language."""
     def show(frames: list[dict], seq: int, status: str) -> None:
-        live_plots.show_frames(frames, key=f"{key}.view", seq=seq, status=status)
+        live_plots.show_frames([draw(f) for f in frames], key=f"{key}.view", seq=seq, status=status)
     return show
+
+
+def frame_at(cursor: Cursor) -> dict:
+    """The frame of the cursor's step (what the page says about the runs matches what it draws)."""
+    return cursor.traj.frame_at_or_before(cursor.pos)[1]
+
+
+def in_turn_spec(key: str, settings: tuple, build: Callable[[], object], speed: int, models: int) -> LiveSpec:
+    """A run of several models stepped in turn: a step is one model's optimizer step and a tick `speed` of them, so
+    the picture moves as often whatever the number of models; Step trains every model `speed` steps."""
+    return LiveSpec(key, settings, build, speed=speed, step_size=speed * models)
 
 
 # ---------- Pre-LN against Post-LN ----------
@@ -60,15 +40,29 @@ def depth_name(ln: str, warmup: int) -> str:
     return t(f"blk.res.run.{ln}") + (t("blk.res.run.warmup", w=warmup) if warmup else "")
 
 
-def depth_player(v: dict) -> Player:
-    want = tuple(v[n] for n in ("r_task", "r_layers", "r_width", "r_lr", "r_warmup", "r_seed"))
+def depth_spec(v: dict) -> LiveSpec:
+    """The four runs of these settings: Pre-LN and Post-LN, each without and with warmup, from the same weights."""
+    v = dict(v)
+    arrangements = [(ln, w) for ln in LN_MODES for w in (0, v["r_warmup"])]
 
-    def build() -> Player:
+    def build() -> DepthRun:
         task = lab_task(v["r_task"], 5, 16)
-        return in_turn([DepthTrainer(DepthConfig(len(task.vocab), task.block_size, v["r_layers"], 2, v["r_width"], ln),
-                                     task, v["r_lr"], w, v["r_seed"]) for ln in LN_MODES for w in (0, v["r_warmup"])])
+        return DepthRun([DepthTrainer(DepthConfig(len(task.vocab), task.block_size, v["r_layers"], 2, v["r_width"], ln),
+                                      task, v["r_lr"], w, v["r_seed"]) for ln, w in arrangements])
 
-    return players("blk.depth", want, build, v["r_speed"])
+    settings = tuple(v[n] for n in ("r_task", "r_layers", "r_width", "r_lr", "r_warmup", "r_seed"))
+    return in_turn_spec("blk.depth", settings, build, v["r_speed"], len(arrangements))
+
+
+def depth_labels() -> dict[str, str]:
+    return {k: t(f"blk.res.fig.{k}") for k in DEPTH_LABELS}
+
+
+def depth_drawn(frame: dict, labels: dict) -> dict:
+    """A DepthRun frame (with its "step", "run", "n") as the live view draws it, in the page's language."""
+    runs = [(depth_name(r["ln"], r["warmup"]), r["curve"][0].tolist(), r["curve"][1].tolist(), r["norms"],
+             r["init_norms"], r["recent"]) for r in frame["runs"]]
+    return {**depth_frame(runs, labels), "step": frame["step"], "run": frame["run"], "n": frame["n"]}
 
 
 def residual_section(state: PageState) -> None:
@@ -78,86 +72,27 @@ def residual_section(state: PageState) -> None:
         names = ("r_task", "r_layers", "r_width", "r_lr", "r_warmup", "r_speed", "r_seed")
         for col, name in zip(c, names, strict=True):
             state.widget(name, container=col)
-    player = depth_player(state.values)
-    runs: list[DepthTrainer] = player.model
-    labels = {k: t(f"blk.res.fig.{k}") for k in DEPTH_LABELS}
-    player.snapshot = lambda: depth_frame([(depth_name(tr.config.ln, tr.warmup), *tr.curve(), tr.norms,
-                                            tr.init_norms, tr.recent_loss()) for tr in runs], labels)
+    v = state.values
+    labels = depth_labels()
 
-    def messages() -> None:
-        for tr in runs:
-            if tr.diverged:
-                st.error(t("blk.res.diverged", name=depth_name(tr.config.ln, tr.warmup), step=tr.steps))
+    def messages(cursor: Cursor) -> None:
+        for r in frame_at(cursor)["runs"]:
+            if r["diverged"]:
+                st.error(t("blk.res.diverged", name=depth_name(r["ln"], r["warmup"]), step=r["steps"]))
 
-    live_run.live_view("blk", "blk.depth", player, show_view("blk.depth"), lambda: all(tr.diverged for tr in runs),
-                       messages=messages, n=player.speed)
-    pre, post = (next(tr for tr in runs if tr.config.ln == ln) for ln in ("pre", "post"))
-    lo, hi = init_gradient_ratio(pre, post)
-    st.markdown(t("blk.res.explain", lo=f"{lo:.1f}", hi=f"{hi:.1f}", letters=len(LETTERS),
-                  guess=f"{pre.task.guess_loss():.2f}"))
+    cursor = live_run.live_lab(depth_spec(v), show_view("blk.depth", lambda f: depth_drawn(f, labels)),
+                               prefix="blk", messages=messages, n=v["r_speed"])
+    with cursor.model() as run:  # the gradients at initialisation: the same at every step
+        pre, post = (next(tr for tr in run.trainers if tr.config.ln == ln) for ln in ("pre", "post"))
+        lo, hi = init_gradient_ratio(pre, post)
+        guess = pre.task.guess_loss()
+    st.markdown(t("blk.res.explain", lo=f"{lo:.1f}", hi=f"{hi:.1f}", letters=len(LETTERS), guess=f"{guess:.2f}"))
 
 
-# ---------- MoE ----------
-def moe_config(v: dict) -> MoEConfig:
-    return MoEConfig(n_clusters=v["m_clusters"], n_experts=v["m_experts"], k=v["m_k"], capacity_factor=v["m_cf"])
-
-
-def moe_name(mode: str, v: dict) -> str:
-    return t(f"blk.moe.run.{mode}", alpha=f"{v['m_alpha']:g}", gamma=f"{v['m_gamma']:g}")
-
-
-def moe_player(v: dict) -> Player:
-    want = tuple(v[n] for n in ("m_experts", "m_k", "m_cf", "m_alpha", "m_gamma", "m_clusters", "m_lr", "m_seed"))
-
-    def build() -> Player:
-        return in_turn([MoETrainer(moe_config(v), mode, alpha=v["m_alpha"] if mode == "aux" else 0.0,
-                                   gamma=v["m_gamma"], lr=v["m_lr"], seed=v["m_seed"], batch_size=MOE_BATCH)
-                        for mode in MODES])
-
-    return players("blk.moe", want, build, v["m_speed"])
-
-
-def moe_section(state: PageState) -> None:
-    st.markdown(t("blk.moe.intro"))
-    with state.controls():
-        c = st.columns(5)
-        for col, name in zip(c, ("m_experts", "m_k", "m_cf", "m_clusters", "m_lr"), strict=True):
-            state.widget(name, container=col)
-        c = st.columns(4)
-        for col, name in zip(c, ("m_alpha", "m_gamma", "m_speed", "m_seed"), strict=True):
-            state.widget(name, container=col)
-    v = dict(state.values)
-    player = moe_player(v)
-    runs: list[MoETrainer] = player.model
-    labels = {k: t(f"blk.moe.fig.{k}") for k in MOE_LABELS}
-    player.snapshot = lambda: moe_frame([tr.view(moe_name(tr.mode, v)) for tr in runs], labels)
-
-    def messages() -> None:
-        with player.lock:
-            rows = [(moe_name(tr.mode, v), tr.imbalance(), tr.dead_experts(), tr.recent(tr.dropped), tr.steps)
-                    for tr in runs]
-        for tr in runs:
-            if tr.diverged:
-                st.error(t("blk.res.diverged", name=moe_name(tr.mode, v), step=tr.steps))
-        for name, imb, dead, dropped, steps in rows:
-            if imb is not None:
-                key = "blk.moe.collapsed" if dead else "blk.moe.balanced"
-                st.markdown(t(key, name=name, imbalance=f"{imb:.2f}", dead=dead, dropped=f"{100 * dropped:.1f}",
-                              steps=steps, E=v["m_experts"]))
-
-    live_run.live_view("blk", "blk.moe", player, show_view("blk.moe"), lambda: all(tr.diverged for tr in runs),
-                       messages=messages, n=player.speed)
-    st.caption(t("blk.moe.help"))
-    with player.lock:
-        model = runs[0].model
-        p, f = param_counts(model), flops_per_token(model)
-    cap = capacity(MOE_BATCH, v["m_experts"], v["m_cf"], v["m_k"])
-    st.markdown(t("blk.moe.capacity", T=MOE_BATCH, E=v["m_experts"], k=v["m_k"], cf=f"{v['m_cf']:g}", cap=cap))
-    st.markdown(t("blk.moe.params", total=human_count(p["total"]), active=human_count(p["active"]),
-                  expert=human_count(p["per_expert"]), share=f"{100 * p['active'] / p['total']:.0f}",
-                  f_all=human_count(f["all_experts"]), f_active=human_count(f["active"]),
-                  ds=f"{100 * 37 / 671:.1f}"))
-    models = t("blk.list_sep").join(t("blk.course.topk.model", name=name, k=k, E=E, share=f"{k / E:.1%}")
-                                    for name, (E, k) in PUBLISHED_ROUTING.items())
-    course_note(t("blk.course.topk.says"), t("blk.course.topk.shows", models=models, k=v["m_k"], E=v["m_experts"],
-                                              share=f"{v['m_k'] / v['m_experts']:.1%}"))
+def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]], object]]:
+    """The section's default run (seed: another training seed) and what a playing page does with its frames, for
+    benchmarks/classroom.py."""
+    v = {p.name: p.default for p in SCHEMA}
+    if seed is not None:
+        v["r_seed"] = seed
+    return depth_spec(v), lambda frames: [depth_drawn(f, depth_labels()) for f in frames]

@@ -2,7 +2,8 @@
 and depth, sinusoidal/learned/RoPE position encodings, the FFN, a Mixture-of-Experts trained live with three kinds
 of balancing, and the KV cache of MHA, GQA, MQA and MLA."""
 from labs.blocks.kv import kv_section
-from labs.blocks.live import moe_section, residual_section
+from labs.blocks.live import residual_section
+from labs.blocks.moe import moe_section
 from labs.blocks.schema import PAGE, SCHEMA
 from labs.blocks.views import ffn_section, init_section, norm_section, position_section
 from ui.i18n import t

@@ -1,0 +1,23 @@
+"""The attention lab's comparison: the same tiny transformer trained with and without the causal mask, side by side
+(one live run stepping both: labs.attention.training)."""
+from collections.abc import Callable
+
+import streamlit as st
+
+from labs.attention import training
+from sim.core.live import LiveSpec
+from ui.i18n import t
+from ui.urlstate import PageState
+
+
+def compare_section(state: PageState) -> None:
+    st.markdown(t("att.compare_intro"))
+    with state.controls(expander=t("att.compare_settings")):
+        text = training.model_controls(state)
+    if training.trained_panel("compare", state, text) is not None:
+        st.markdown(t("att.compare_explain"))
+
+
+def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]], object]]:
+    """The comparison's default run (seed: another training seed) and what a playing page does with its frames."""
+    return training.bench_spec(seed, kind="compare")
