@@ -32,6 +32,12 @@ LABS = {"lm": ("labs.lm.training", {}), "classification": ("labs.classification.
         "blocks_depth": ("labs.blocks.live", {}), "blocks_moe": ("labs.blocks.moe", {})}
 
 
+def lab_spec(lab: str, seed: int | None = None) -> tuple:
+    """(LiveSpec, draw) of `lab`'s run at the page's defaults, seed: another training seed (None: the default)."""
+    module, kw = LABS[lab]
+    return importlib.import_module(module).bench_spec(seed=seed, **kw)
+
+
 def rss_mb() -> float:
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) / 1024 for line in f if line.startswith("VmRSS:"))
@@ -66,12 +72,10 @@ def main(argv: list[str] | None = None) -> None:
     configure_threads()
     from ui import live_run
 
-    module, kw = LABS[args.lab]
-    lab = importlib.import_module(module)
     before = rss_mb()
     cursors, draws = [], []
     for i in range(args.sessions):
-        spec, draw = lab.bench_spec(seed=None if args.mode == "same" else i, **kw)
+        spec, draw = lab_spec(args.lab, None if args.mode == "same" else i)
         cursors.append(live_run.RUNS.open(spec))
         draws.append(draw)
     built = rss_mb()

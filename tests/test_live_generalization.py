@@ -2,13 +2,12 @@
 label-noise sections) on the live-run contract (sim.core.live): each a pure function of its settings however its
 epochs are grouped, and every cursor on a shared run sees exactly what a private run shows at its step, in frames
 and in the model read through cursor.model()."""
-from importlib import import_module
 
 import numpy as np
 import pytest
 from live_contract import assert_grouping_invariant, assert_same, check_two_cursors
 
-from benchmarks.classroom import LABS
+from benchmarks.classroom import lab_spec
 from labs.generalization.live import live_spec
 from sim.core.live import LiveSpec
 from sim.fitting.fit import FitConfig
@@ -80,9 +79,9 @@ def test_a_frame_is_compact_and_has_no_words(name, view):
 
 @pytest.mark.parametrize("section", ["cap", "reg", "noise"])
 def test_the_benchmark_runs_the_pages_default_and_another_seed_another_run(section):
-    module = import_module(LABS["generalization" if section == "cap" else f"generalization_{section}"])
-    same, _ = module.bench_spec()
-    other, draw = module.bench_spec(seed=7)
+    lab = "generalization" if section == "cap" else f"generalization_{section}"
+    same, _ = lab_spec(lab)
+    other, draw = lab_spec(lab, seed=7)
     assert same.settings != other.settings and same.key == other.key == f"gen.{section}"
     run = other.build()
     run.advance(3)

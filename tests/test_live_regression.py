@@ -1,13 +1,12 @@
 """The regression lab's live run (sim.fitting.regression.LiveGD) on the live-run contract (sim.core.live): a pure
 function of its settings however its epochs are grouped, and every cursor on a shared run sees exactly what a
 private run shows at its step, in frames and in the model read through cursor.model()."""
-from importlib import import_module
 
 import numpy as np
 import pytest
 from live_contract import assert_grouping_invariant, assert_same, check_two_cursors
 
-from benchmarks.classroom import LABS
+from benchmarks.classroom import lab_spec
 from labs.regression.live import bench_spec, live_spec
 from sim.core.live import LiveSpec
 from sim.fitting import regression as reg
@@ -78,8 +77,7 @@ def test_a_frame_is_compact_and_has_no_words():
 
 
 def test_the_benchmark_runs_the_pages_default_and_another_seed_another_run():
-    lab = import_module(LABS["regression"])
-    assert lab.bench_spec is bench_spec
+    assert lab_spec("regression")[0].settings == bench_spec()[0].settings
     same, _ = bench_spec()
     other, draw = bench_spec(seed=7)
     assert same.settings != other.settings

@@ -13,9 +13,9 @@ import json
 import re
 from contextlib import nullcontext
 from pathlib import Path
-from urllib.parse import urlparse
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from sim.plots.palette import PALETTE
 from sim.plots.present import presenter_chart, presenter_figure
@@ -37,13 +37,13 @@ def figure_format() -> str:
 
 
 def _lab() -> str:
-    """The current page's URL path ("optimizers"; its last part, behind a proxy's base path), or "" where there is
-    no browser's URL (st.context.url)."""
-    try:
-        url = st.context.url
-    except Exception:  # noqa: BLE001 — not a script run of a browser's session
+    """The current page's URL path ("optimizers"), or "" outside a multipage run."""
+    ctx = get_script_run_ctx()
+    pages = getattr(ctx, "pages_manager", None)
+    if pages is None:
         return ""
-    return urlparse(url).path.rstrip("/").rsplit("/", 1)[-1] if url else ""
+    page = pages.get_pages().get(pages.current_page_script_hash) or {}
+    return str(page.get("url_pathname") or "")
 
 
 def file_name(key: str | None) -> str:
