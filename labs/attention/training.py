@@ -131,7 +131,7 @@ def live_panel(kind: str, v: dict, text: str, probe: str, prompt: str, failed: b
                 ss[key] = generation_report(run.trainers, prompt, labels())
             ss[f"{key}.at"] = at
         elif cursor.playing and (time.monotonic() - ss.get(f"{key}.when", 0.0) > REPORT_S or key not in ss):
-            with cursor.traj.model_near(cursor.pos) as (_, run):
+            with cursor.model_near() as (_, run):
                 ss[key] = generation_report(run.trainers, prompt, labels())
             ss[f"{key}.at"], ss[f"{key}.when"] = None, time.monotonic()
         for line in ss[key]:

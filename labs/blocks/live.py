@@ -26,7 +26,7 @@ def show_view(key: str, draw: Callable[[dict], dict]) -> Callable[[list[dict], i
 
 def frame_at(cursor: Cursor) -> dict:
     """The frame of the cursor's step (what the page says about the runs matches what it draws)."""
-    return cursor.traj.frame_at_or_before(cursor.pos)[1]
+    return cursor.frame()
 
 
 def in_turn_spec(key: str, settings: tuple, build: Callable[[], object], speed: int, models: int) -> LiveSpec:

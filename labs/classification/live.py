@@ -175,7 +175,7 @@ def run_info(cursor: Cursor) -> tuple[ClassifierConfig, int, dict]:
     read once per run (from its newest checkpoint: no replay)."""
     cached = ss.get(f"{KEY}.run_info")
     if cached is None or cached[0] != cursor.traj.key:
-        with cursor.traj.model_near(cursor.pos) as (_, run):
+        with cursor.model_near() as (_, run):
             tr = run.trainer
             cached = ss[f"{KEY}.run_info"] = (cursor.traj.key, tr.config, tr.n_classes, points(tr))
     return cached[1:]

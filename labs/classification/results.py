@@ -73,7 +73,7 @@ def curves_panel(cursor: Cursor) -> None:
             loss, acc = cursor.memo(("curves", lang()), lambda run: figures(run.trainer.history,
                                                                            run.trainer.config.problem))
         else:
-            with cursor.traj.model_near(cursor.pos) as (_, run):  # only its config: the same at every step
+            with cursor.model_near() as (_, run):  # only its config: the same at every step
                 loss, acc = figures(history, run.trainer.config.problem)
         c1, c2 = st.columns(2)
         charts.plotly_chart(c1, loss, key="cls.loss_fig")

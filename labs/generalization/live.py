@@ -47,8 +47,7 @@ def _framed(drawn: dict, frame: dict) -> dict:
 
 
 # ---------- Restore best: this session's run becomes the shared one restored at the epoch shown ----------
-def restore_best(name: str, settings: tuple) -> None:
-    cursor: Cursor = ss[f"gen.{name}.cursor"]
+def restore_best(name: str, settings: tuple, cursor: Cursor) -> None:
     cursor.pause()
     with cursor.model() as run:  # the run at the epoch shown
         restored = copy.deepcopy(run, {id(x): x for x in run.shared()})
@@ -63,7 +62,7 @@ def with_restore(name: str, spec: LiveSpec) -> LiveSpec:
     restored = ss.get(f"gen.{name}.restored")
     if restored is None:
         return spec
-    cursor = ss.get(f"gen.{name}.cursor")
+    cursor = live_run.cursor_of(spec.key)
     reset = restored["serial"] is not None and (cursor is None or cursor.serial != restored["serial"])
     if restored["settings"] != spec.settings or reset:
         del ss[f"gen.{name}.restored"]
@@ -83,12 +82,6 @@ def run_status(trainer: FitTrainer) -> str:
     return ""
 
 
-def shown_frame(cursor: Cursor) -> dict | None:
-    """The run's frame at the cursor's step."""
-    got = cursor.traj.frame_at_or_before(cursor.pos)
-    return None if got is None else got[1]
-
-
 def live_section(name: str, config: FitConfig, data_key: tuple, data: CurveData | NoisyPoints,
                  speed: int) -> Cursor | None:
     """One section's run (a new one when its settings or its data changed): Play / Pause / Step / Restore best /
@@ -97,12 +90,11 @@ def live_section(name: str, config: FitConfig, data_key: tuple, data: CurveData 
     spec = with_restore(name, base)
     draw = drawer(name, data)
 
-    def restore_button(bar) -> None:
-        cursor = ss[f"gen.{name}.cursor"]
-        frame = shown_frame(cursor)
-        done = frame is None or frame["finished"] or frame["best_epoch"] == frame["epoch"]
-        bar.button(t("gen.restore"), on_click=restore_best, args=(name, base.settings), icon=":material/history:",
-                   disabled=done, key=f"gen.{name}.restore", help=t("gen.restore_help"))
+    def restore_button(bar, cursor: Cursor) -> None:
+        frame = cursor.frame()
+        done = frame["finished"] or frame["best_epoch"] == frame["epoch"]
+        bar.button(t("gen.restore"), on_click=restore_best, args=(name, base.settings, cursor),
+                   icon=":material/history:", disabled=done, key=f"gen.{name}.restore", help=t("gen.restore_help"))
 
     def messages(cursor: Cursor) -> None:
         if cursor.stopped and cursor.error is None:

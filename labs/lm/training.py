@@ -89,7 +89,7 @@ def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, i
             ss[key] = [cursor.memo(("sample", sampling), lambda run: generate(run.trainer, "", 60, *sampling, seed=1))]
             ss[f"{key}.at"] = at
         elif cursor.playing and time.monotonic() - ss.get(f"{key}.when", 0.0) > REPORT_S:
-            with cursor.traj.model_near(cursor.pos) as (_, run):  # the newest checkpoint shown: no replay
+            with cursor.model_near() as (_, run):  # the newest checkpoint shown: no replay
                 ss[key] = [generate(run.trainer, "", 60, *sampling, seed=1)]
             ss[f"{key}.at"], ss[f"{key}.when"] = None, time.monotonic()
         for sample in ss.get(key, []):

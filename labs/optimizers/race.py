@@ -83,8 +83,7 @@ def live_panel(kind: str, spec: LiveSpec) -> Cursor | None:
     shown = names(scheduled)
 
     def messages(cursor: Cursor) -> None:
-        got = cursor.traj.frame_at_or_before(cursor.pos)  # the frame at the step shown
-        racers = got[1]["racers"] if got else []
+        racers = cursor.frame()["racers"]  # the frame at the step shown
         for r in racers:
             if r["diverged_at"] is not None:
                 st.warning(t("opt.race.diverged", name=shown[r["label"]], step=r["diverged_at"], lr=f"{r['lr']:g}"),

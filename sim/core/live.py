@@ -548,6 +548,17 @@ class Cursor:
         if traj.needs_work():
             self.runs.scheduler.want(traj)
 
+    def frame(self) -> dict:
+        """The run's frame at this cursor's step (what the page says about the run matches what it draws)."""
+        return self.traj.frame_at(self.pos)
+
+    @contextmanager
+    def model_near(self) -> Iterator[tuple[int, LiveRun]]:
+        """(its step, the run) at the newest checkpoint at or before this cursor's step: no replay, for what is
+        refreshed now and then while playing (the caller says which step it shows)."""
+        with self.traj.model_near(self.pos) as got:
+            yield got
+
     @contextmanager
     def model(self) -> Iterator[LiveRun]:
         """The run at this cursor's step (lock held while it is used)."""
