@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from waits import wait_until
 
+from sim.core import live
 from sim.core.live import Cursor, LiveSpec, Runs, Scheduler
 
 
@@ -35,18 +36,22 @@ def assert_same(a, b, where: str = "frame") -> None:
         assert type(a) is type(b) and a == b, f"{where}: {a!r} vs {b!r}"
 
 
-def assert_grouping_invariant(spec: LiveSpec, splits: list[tuple[int, int]]) -> None:
-    """advance(a) + advance(b) gives the frame of advance(a + b), and so does a deep copy taken after a (a
-    checkpoint) and advanced b."""
+def assert_grouping_invariant(spec: LiveSpec, splits: list[tuple[int, int]],
+                              probe: Callable[[object], object] | None = None) -> None:
+    """advance(a) + advance(b), with a frame taken in between, gives the frame (and the probe) of advance(a + b), and
+    so does a deep copy taken after a (a checkpoint) and advanced b."""
     for a, b in splits:
         one, two = spec.build(), spec.build()
         one.advance(a)
+        one.frame()  # taking a frame in between changes nothing
         kept = copy.deepcopy(one, {id(x): x for x in getattr(one, "shared", tuple)()})
         one.advance(b)
         kept.advance(b)
         two.advance(a + b)
         assert_same(one.frame(), two.frame(), f"advance({a}) + advance({b}) vs advance({a + b})")
         assert_same(kept.frame(), two.frame(), f"a copy after {a}, advanced {b}")
+        if probe is not None:
+            assert_same(probe(one), probe(two), f"probe after advance({a}) + advance({b})")
         assert one.steps == two.steps == kept.steps
 
 
@@ -109,8 +114,10 @@ class Viewer:
 
 def check_two_cursors(spec: LiveSpec, probe: Callable[[object], object], play: bool = True) -> tuple[int, int]:
     """Two cursors on one trajectory, moved differently (Step, advance, Reset, a short play); every frame they are
-    shown and every probe of cursor.model() is the private run's at the same step. Returns (frames, probes) checked."""
+    shown and every probe of cursor.model() is the private run's at the same step. A checkpoint is taken at every
+    frame, so the replays start from copies made in the middle of training. Returns (frames, probes) checked."""
     runs = Runs(Scheduler(workers=1))
+    every, live.CHECKPOINT_S = live.CHECKPOINT_S, 0.0
     try:
         private = Private(spec, probe)
         one, two = Viewer(runs.open(spec), private), Viewer(runs.open(spec), private)
@@ -135,6 +142,8 @@ def check_two_cursors(spec: LiveSpec, probe: Callable[[object], object], play: b
         one.look()
         if play:
             two.play_until(two.cursor.pos + 20)
+        assert one.cursor.traj.error is None
         return one.frames_seen + two.frames_seen, one.probes + two.probes
     finally:
+        live.CHECKPOINT_S = every
         runs.scheduler.close()

@@ -2,7 +2,7 @@
 "att.compare", with and without the causal mask) against the live-run contract: grouping, shared cursors."""
 import numpy as np
 import pytest
-from liverun_checks import grouping, same, shared
+from live_contract import assert_grouping_invariant, assert_same, check_two_cursors
 
 from labs.attention.schema import SCHEMA
 from labs.attention.training import LABELS, drawn, live_spec, probe_maps
@@ -41,13 +41,13 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_advance_grouping_changes_nothing(case):
     kind, v, typed = CASES[case]
-    grouping(spec(kind, **v), probe_of(typed), 7, 12)
+    assert_grouping_invariant(spec(kind, **v), [(7, 12)], probe_of(typed))
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_two_cursors_see_what_a_private_run_shows(case):
     kind, v, typed = CASES[case]
-    shared(spec(kind, **v), probe_of(typed), play_steps=40)
+    check_two_cursors(spec(kind, **v), probe_of(typed))
 
 
 def test_the_frame_is_compact_and_in_no_language():
@@ -63,7 +63,7 @@ def test_the_frame_is_compact_and_in_no_language():
     causal, open_ = (r["maps"][0] for r in f["runs"])
     above = np.triu(np.ones((10, 10), dtype=bool), 1)
     assert causal[:, above].max() == 0 and open_[:, above].max() > 0
-    same(f["runs"][0]["maps"], run.maps(f["probe"])[0])
+    assert_same(f["runs"][0]["maps"], run.maps(f["probe"])[0])
 
 
 def test_a_diverged_model_stops_both():
@@ -90,7 +90,7 @@ def test_while_playing_a_typed_probe_is_read_at_the_newest_checkpoint_and_says_s
         assert got[0] == probe and got[2] == checkpoint < step
         private = s.build()
         private.advance(checkpoint)
-        same(got[1], private.maps(probe))
+        assert_same(got[1], private.maps(probe))
         view = drawn("train", frame, TEMPLATES, got)
         assert view["caption"].endswith(TEMPLATES["maps_at"].format(step=checkpoint))
         assert view["panels"][1]["row_labels"] == list(probe)
@@ -101,6 +101,6 @@ def test_while_playing_a_typed_probe_is_read_at_the_newest_checkpoint_and_says_s
         paused = probe_maps(c, frame, probe, playing=False)
         private.advance(step - checkpoint)
         assert paused[2] == step
-        same(paused[1], private.maps(probe))
+        assert_same(paused[1], private.maps(probe))
     finally:
         runs.scheduler.close()

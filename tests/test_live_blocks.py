@@ -3,7 +3,7 @@ three balancing modes; sim.transformers.live, models stepped in turn) against th
 import numpy as np
 import pytest
 import torch
-from liverun_checks import grouping, shared
+from live_contract import assert_grouping_invariant, check_two_cursors
 
 from labs.blocks.live import depth_spec
 from labs.blocks.moe import moe_spec
@@ -48,13 +48,13 @@ SPECS = {"depth": (lambda: depth_spec({**DEFAULTS, **DEPTH}), depth_probe),
 @pytest.mark.parametrize("name", SPECS)
 def test_advance_grouping_changes_nothing(name):
     make, probe = SPECS[name]
-    grouping(make(), probe, 5, 14)  # 5: a turn in the middle of a round
+    assert_grouping_invariant(make(), [(5, 14)], probe)  # 5: a turn in the middle of a round
 
 
 @pytest.mark.parametrize("name", SPECS)
 def test_two_cursors_see_what_a_private_run_shows(name):
     make, probe = SPECS[name]
-    shared(make(), probe, play_steps=30)
+    check_two_cursors(make(), probe)
 
 
 def test_speed_and_step_keep_the_labs_meaning():
