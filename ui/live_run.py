@@ -9,18 +9,23 @@ part of it (curves, metrics, messages) follows the cursor's step; so does a run 
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 
 import streamlit as st
 
 from sim.core.live import Cursor, LiveSpec, Runs
-from ui.i18n import t
+from ui.i18n import lang, t
 
 WAIT_S = 0.04  # a playing fragment collects new frames this long before it sends them
 POLL_S = 1.0  # a safety net: a playing view whose browser's request for more was lost is rerun by this timer
 ss = st.session_state
 RUNS = Runs()  # the process's trajectories: every session of the server is a thread of this one process
 BUSY = 0.8  # a playing run computed at less than this share of the speed asked says the server is shared
+DRAWN_KEEP = 512  # frames drawn for the live views, kept for every session showing the same run and step
+_drawn: OrderedDict[tuple, dict] = OrderedDict()
+_drawn_lock = threading.Lock()
 
 
 def _cursor(spec: LiveSpec) -> Cursor:
@@ -110,6 +115,25 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str], None], *, pr
 
     panel()
     return cursor
+
+
+def drawn_once(spec: LiveSpec, frames: list[dict], draw: Callable[[dict], dict], *extra: Hashable) -> list[dict]:
+    """[draw(f) for f in frames], each frame drawn once for every session that shows spec's run at that step in this
+    language (`extra`: what else the drawing depends on); each session's own "step", "run" and "n" go back on it.
+    A class of 30 following its teacher draws each frame once, not 30 times."""
+    out = []
+    for f in frames:
+        key = (spec.key, spec.settings, f["step"], lang(), extra)
+        with _drawn_lock:
+            done = _drawn.get(key)
+        if done is None:
+            done = draw(f)
+            with _drawn_lock:
+                _drawn[key] = done
+                while len(_drawn) > DRAWN_KEEP:
+                    _drawn.popitem(last=False)
+        out.append({**done, "step": f["step"], "run": f["run"], "n": f["n"]})
+    return out
 
 
 def busy(cursor: Cursor) -> None:

@@ -17,10 +17,12 @@ from ui.urlstate import PageState
 DEPTH_LABELS = ("step", "loss", "layer", "grad_norm", "loss_title", "norm_title", "init_title", "caption")
 
 
-def show_view(key: str, draw: Callable[[dict], dict]) -> Callable[[list[dict], int, str], None]:
-    """The live view of run `key`: its frames drawn by draw(frame) in the page's language."""
+def show_view(spec: LiveSpec, draw: Callable[[dict], dict]) -> Callable[[list[dict], int, str], None]:
+    """The live view of spec's run: its frames drawn by draw(frame) in the page's language (once for every session
+    at that step: ui.live_run.drawn_once)."""
     def show(frames: list[dict], seq: int, status: str) -> None:
-        live_plots.show_frames([draw(f) for f in frames], key=f"{key}.view", seq=seq, status=status)
+        live_plots.show_frames(live_run.drawn_once(spec, frames, draw), key=f"{spec.key}.view", seq=seq,
+                               status=status)
     return show
 
 
@@ -80,7 +82,8 @@ def residual_section(state: PageState) -> None:
             if r["diverged"]:
                 st.error(t("blk.res.diverged", name=depth_name(r["ln"], r["warmup"]), step=r["steps"]))
 
-    cursor = live_run.live_lab(depth_spec(v), show_view("blk.depth", lambda f: depth_drawn(f, labels)),
+    spec = depth_spec(v)
+    cursor = live_run.live_lab(spec, show_view(spec, lambda f: depth_drawn(f, labels)),
                                prefix="blk", messages=messages, n=v["r_speed"])
     with cursor.model() as run:  # the gradients at initialisation: the same at every step
         pre, post = (next(tr for tr in run.trainers if tr.config.ln == ln) for ln in ("pre", "post"))
@@ -95,4 +98,5 @@ def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]]
     v = {p.name: p.default for p in SCHEMA}
     if seed is not None:
         v["r_seed"] = seed
-    return depth_spec(v), lambda frames: [depth_drawn(f, depth_labels()) for f in frames]
+    spec = depth_spec(v)
+    return spec, lambda frames: live_run.drawn_once(spec, frames, lambda f: depth_drawn(f, depth_labels()))

@@ -84,7 +84,8 @@ def moe_section(state: PageState) -> None:
                 st.markdown(t(key, name=moe_name(r["mode"], v), imbalance=f"{r['imbalance']:.2f}", dead=r["dead"],
                               dropped=f"{100 * r['dropped']:.1f}", steps=r["steps"], E=v["m_experts"]))
 
-    cursor = live_run.live_lab(moe_spec(v), show_view("blk.moe", lambda f: moe_drawn(f, v, labels)), prefix="blk",
+    spec = moe_spec(v)
+    cursor = live_run.live_lab(spec, show_view(spec, lambda f: moe_drawn(f, v, labels)), prefix="blk",
                                messages=messages, n=v["m_speed"])
     st.caption(t("blk.moe.help"))
     with cursor.model() as run:
@@ -108,4 +109,5 @@ def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]]
     v = {p.name: p.default for p in SCHEMA}
     if seed is not None:
         v["m_seed"] = seed
-    return moe_spec(v), lambda frames: [moe_drawn(f, v, moe_labels()) for f in frames]
+    spec = moe_spec(v)
+    return spec, lambda frames: live_run.drawn_once(spec, frames, lambda f: moe_drawn(f, v, moe_labels()))

@@ -106,7 +106,7 @@ def live_section(name: str, config: FitConfig, data_key: tuple, data: CurveData 
     def show(frames: list[dict], seq: int, status: str) -> None:
         if status == "stopped":
             status = "diverged" if frames[-1]["diverged"] else "paused"
-        show_frames([draw(f) for f in frames], key=f"gen.{name}.view", seq=seq, status=status)
+        show_frames(live_run.drawn_once(spec, frames, draw), key=f"gen.{name}.view", seq=seq, status=status)
 
     cursor = live_run.live_lab(spec, show, prefix="gen", extra_buttons=restore_button, messages=messages, n=speed)
     restored = ss.get(f"gen.{name}.restored")
@@ -140,6 +140,6 @@ def bench_spec(seed: int | None = None, name: str = "cap") -> tuple[LiveSpec, Ca
     def drawn(frames: list[dict]) -> list[dict]:
         nonlocal draw
         draw = draw or drawer(name, data)  # its words in the language of the thread that draws
-        return [draw(f) for f in frames]
+        return live_run.drawn_once(spec, frames, draw)
 
     return spec, drawn

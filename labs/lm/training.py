@@ -80,6 +80,8 @@ def sampling_controls(state: PageState) -> tuple[float, int, float]:
 
 def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, int, float]) -> Cursor | None:
     """The run of these settings, trained live; samples of the model at the step shown."""
+    spec = live_spec(v, text, floor)
+
     def messages(cursor: Cursor) -> None:
         if cursor.stopped and cursor.error is None:
             st.error(t("lm.diverged", lr=v["lr"]))
@@ -97,13 +99,14 @@ def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, i
 
     def show(frames: list[dict], seq: int, status: str) -> None:
         labels = frame_labels()
-        live_plots.show_frames([drawn(f, labels) for f in frames], key="lm.train.view", seq=seq,
+        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, labels)), key="lm.train.view",
+                               seq=seq,
                                status="diverged" if status == "stopped" else status)
 
     def too_short(_: BaseException) -> None:
         st.error(t("lm.text_too_short_for_context", n=v["context"]))
 
-    return live_run.live_lab(live_spec(v, text, floor), show, prefix="lm", bad_settings=too_short,
+    return live_run.live_lab(spec, show, prefix="lm", bad_settings=too_short,
                              messages=messages, n=v["speed"])
 
 
@@ -169,4 +172,5 @@ def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]]
         v["t_seed"] = seed
     text, floor = synthetic_text(v["language"], SYNTHETIC_CHARS, v["seed"])  # what the page's cache returns
     labels = frame_labels()
-    return live_spec(v, text, floor), lambda frames: [drawn(f, labels) for f in frames]
+    spec = live_spec(v, text, floor)
+    return spec, lambda frames: live_run.drawn_once(spec, frames, lambda f: drawn(f, labels))

@@ -93,8 +93,8 @@ def live_panel(kind: str, spec: LiveSpec) -> Cursor | None:
 
     def show(frames: list[dict], seq: int, status: str) -> None:
         labels = frame_labels()
-        live_plots.show_frames([drawn(f, scheduled, shown, labels) for f in frames], key=f"opt.{kind}.view",
-                               seq=seq, status=status)
+        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, scheduled, shown, labels)),
+                               key=f"opt.{kind}.view", seq=seq, status=status)
 
     def invalid(_: BaseException) -> None:
         st.error(t("opt.race.invalid"), icon=":material/error:")
@@ -156,4 +156,5 @@ def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]]
     labs/optimizers/sched_race.py)."""
     v = defaults(seed)
     labels, shown = frame_labels(), names(False)
-    return race_spec(v, tuple(v["r_opts"])), lambda frames: [drawn(f, False, shown, labels) for f in frames]
+    spec = race_spec(v, tuple(v["r_opts"]))
+    return spec, lambda frames: live_run.drawn_once(spec, frames, lambda f: drawn(f, False, shown, labels))

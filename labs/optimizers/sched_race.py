@@ -16,6 +16,7 @@ from labs.optimizers.race import (
     names,
 )
 from sim.core.live import LiveSpec
+from ui import live_run
 from ui.i18n import t
 from ui.urlstate import PageState
 
@@ -53,4 +54,4 @@ def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]]
     steps = v["s_steps"]
     spec = sched_spec(v, steps, min(v["s_warmup"], steps - 1), v["s_floor"], v["s_decay"])
     labels, shown = frame_labels(), names(True)
-    return spec, lambda frames: [drawn(f, True, shown, labels) for f in frames]
+    return spec, lambda frames: live_run.drawn_once(spec, frames, lambda f: drawn(f, True, shown, labels))

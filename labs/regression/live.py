@@ -43,7 +43,8 @@ def live_panel(spec: LiveSpec, data: RegressionData, config: reg.ModelConfig, ba
 
     def show(frames: list[dict], seq: int, status: str) -> None:
         labels = frame_labels(data, config)
-        show_frames([drawn(f, data, background, labels) for f in frames], key="reg.live", seq=seq,
+        show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, data, background, labels)), key="reg.live",
+                    seq=seq,
                     status="diverged" if status == "stopped" else status)
 
     return live_run.live_lab(spec, show, prefix="reg", messages=messages)
@@ -66,8 +67,10 @@ def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]]
                       seed=v["seed"])
     background = reg.path_background(reg.GDRun(data.x, data.y, gd))
 
+    spec = live_spec(data, data_key, gd, v["speed"])
+
     def draw(frames: list[dict]) -> list[dict]:
         labels = frame_labels(data, config)  # in the language of the thread that draws
-        return [drawn(f, data, background, labels) for f in frames]
+        return live_run.drawn_once(spec, frames, lambda f: drawn(f, data, background, labels))
 
-    return live_spec(data, data_key, gd, v["speed"]), draw
+    return spec, draw
