@@ -117,6 +117,7 @@ def live_panel(kind: str, v: dict, text: str, probe: str, prompt: str, failed: b
     """The run of these settings trained live, its maps of the probe and what it generates from the prompt at the
     step shown; `failed`: the settings were refused (already said)."""
     held: dict[str, Cursor] = {}
+    spec = live_spec(kind, v, text)
 
     def messages(cursor: Cursor) -> None:
         held["cursor"] = cursor  # for show(), drawn next in the same rerun
@@ -141,7 +142,10 @@ def live_panel(kind: str, v: dict, text: str, probe: str, prompt: str, failed: b
         cursor, lab, playing = held["cursor"], labels(), status == "playing"
         if not playing and probe != frames[-1]["probe"]:
             frames = frames[-1:]  # after a Step: the step shown, whose maps are read from the model at that step
-        out = [drawn(kind, f, lab, probe_maps(cursor, f, probe, playing)) for f in frames]
+        if all(probe == f["probe"] for f in frames):  # the frames' own maps: drawn once for every session
+            out = live_run.drawn_once(spec, frames, lambda f: drawn(kind, f, lab, None))
+        else:
+            out = [drawn(kind, f, lab, probe_maps(cursor, f, probe, playing)) for f in frames]
         live_plots.show_frames(out, key=f"att.{kind}.view", seq=seq,
                                status="diverged" if status == "stopped" else status)
 
@@ -149,8 +153,7 @@ def live_panel(kind: str, v: dict, text: str, probe: str, prompt: str, failed: b
         if not failed:
             st.error(invalid(e, v))
 
-    return live_run.live_lab(live_spec(kind, v, text), show, prefix="att", bad_settings=refused, messages=messages,
-                             n=v["speed"])
+    return live_run.live_lab(spec, show, prefix="att", bad_settings=refused, messages=messages, n=v["speed"])
 
 
 def invalid(e: BaseException, v: dict) -> str:
@@ -202,4 +205,5 @@ def bench_spec(seed: int | None = None, kind: str = "train") -> tuple[LiveSpec, 
     if seed is not None:
         v["t_seed"] = seed
     text = CORPORA[v["corpus"]] if v["task"] == "text" else ""
-    return live_spec(kind, v, text), lambda frames: [drawn(kind, f, labels()) for f in frames]
+    spec = live_spec(kind, v, text)
+    return spec, lambda frames: live_run.drawn_once(spec, frames, lambda f: drawn(kind, f, labels()))
