@@ -241,10 +241,6 @@ class Trajectory:
             return 0.0
         return (done[-1][1] - done[0][1]) / (done[-1][0] - done[0][0])
 
-    def nbytes(self) -> int:
-        """A rough size of what it keeps (frames are small next to the checkpoints, which hold the tensors)."""
-        return sum(_tensor_bytes(c) for _, c in self.checkpoints)
-
     def fork(self, step: int) -> Trajectory:
         """A private trajectory from the newest checkpoint at or before `step` (for a cursor behind the frames kept)."""
         with self.lock:
@@ -253,33 +249,6 @@ class Trajectory:
 
 
 _FORKS = itertools.count()
-
-
-def _tensor_bytes(obj, seen=None) -> int:
-    """Bytes of the tensors and arrays reachable from obj's attributes (one level of containers deep)."""
-    import numpy as np
-
-    seen = set() if seen is None else seen
-    total = 0
-    stack = [obj]
-    while stack:
-        o = stack.pop()
-        if id(o) in seen:
-            continue
-        seen.add(id(o))
-        if isinstance(o, np.ndarray):
-            total += o.nbytes
-        elif type(o).__module__.startswith("torch") and hasattr(o, "element_size") and hasattr(o, "numel"):
-            total += o.element_size() * o.numel()
-        elif isinstance(o, dict):
-            stack.extend(o.values())
-        elif isinstance(o, (list, tuple)):
-            stack.extend(o)
-        elif hasattr(o, "state_dict") and callable(o.state_dict):
-            stack.append(o.state_dict())
-        elif hasattr(o, "__dict__") and not isinstance(o, type):
-            stack.extend(vars(o).values())
-    return total
 
 
 class Scheduler:
