@@ -51,7 +51,7 @@ def _act(key: str, what: str) -> None:
     st.rerun()  # from a callback this reruns the whole page: every part of it follows the cursor
 
 
-def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str], None], *, prefix: str,
+def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str, Cursor], None], *, prefix: str,
              errors: tuple[type[BaseException], ...] = (ValueError,),
              bad_settings: Callable[[BaseException], None] | None = None,
              messages: Callable[[Cursor], None] | None = None,
@@ -59,8 +59,8 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str], None], *, pr
     """A live lab's run and its live view: the run of spec.settings (built by spec.build(), a sim.core.live.LiveRun,
     shared with every session of the process that has the same settings), Play/Pause/Step/Reset of this session's
     cursor on it (buttons labelled `<prefix>.play` ..., `step_label` filling the Step label), messages(cursor)
-    and the newest frames drawn by show(frames, seq, status) in a fragment that reruns while it plays. Each frame
-    is the run's frame with its "step", "run" and "n". status: "playing", "paused" or "stopped" (diverged,
+    and the newest frames drawn by show(frames, seq, status, cursor) in a fragment that reruns while it plays.
+    Each frame is the run's frame with its "step", "run" and "n". status: "playing", "paused" or "stopped" (diverged,
     finished). Returns the cursor (`with cursor.model() as run:` reads the run at the cursor's step), or None when
     the first settings were bad.
 
@@ -105,7 +105,7 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str], None], *, pr
         if messages:
             messages(cursor)
         seq = ss[f"{key}.seq"] = ss.get(f"{key}.seq", 0) + 1
-        show(frames, seq, "stopped" if cursor.stopped else "playing" if cursor.playing else "paused")
+        show(frames, seq, "stopped" if cursor.stopped else "playing" if cursor.playing else "paused", cursor)
         if ss.get(f"{key}.was_playing") and not cursor.playing:  # it stopped by itself (diverged, finished, failed)
             ss[f"{key}.was_playing"] = False
             st.rerun()  # the whole page: buttons, messages and panels follow

@@ -116,11 +116,9 @@ def probe_text(task) -> tuple[str, str]:
 def live_panel(kind: str, v: dict, text: str, probe: str, prompt: str, failed: bool) -> Cursor | None:
     """The run of these settings trained live, its maps of the probe and what it generates from the prompt at the
     step shown; `failed`: the settings were refused (already said)."""
-    held: dict[str, Cursor] = {}
     spec = live_spec(kind, v, text)
 
     def messages(cursor: Cursor) -> None:
-        held["cursor"] = cursor  # for show(), drawn next in the same rerun
         if cursor.stopped and cursor.error is None:
             st.error(t("att.diverged", lr=v["lr"]))
         # what the models generate: a few hundred forward passes, so while playing at most every REPORT_S, from the
@@ -138,8 +136,8 @@ def live_panel(kind: str, v: dict, text: str, probe: str, prompt: str, failed: b
         for line in ss[key]:
             st.markdown(line)
 
-    def show(frames: list[dict], seq: int, status: str) -> None:
-        cursor, lab, playing = held["cursor"], labels(), status == "playing"
+    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
+        lab, playing = labels(), status == "playing"
         if not playing and probe != frames[-1]["probe"]:
             frames = frames[-1:]  # after a Step: the step shown, whose maps are read from the model at that step
         if all(probe == f["probe"] for f in frames):  # the frames' own maps: drawn once for every session

@@ -17,10 +17,10 @@ from ui.urlstate import PageState
 DEPTH_LABELS = ("step", "loss", "layer", "grad_norm", "loss_title", "norm_title", "init_title", "caption")
 
 
-def show_view(spec: LiveSpec, draw: Callable[[dict], dict]) -> Callable[[list[dict], int, str], None]:
+def show_view(spec: LiveSpec, draw: Callable[[dict], dict]) -> Callable[[list[dict], int, str, Cursor], None]:
     """The live view of spec's run: its frames drawn by draw(frame) in the page's language (once for every session
     at that step: ui.live_run.drawn_once)."""
-    def show(frames: list[dict], seq: int, status: str) -> None:
+    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
         live_plots.show_frames(live_run.drawn_once(spec, frames, draw), key=f"{spec.key}.view", seq=seq,
                                status=status)
     return show

@@ -115,7 +115,6 @@ def live_panel(v: dict, upload) -> Cursor | None:
     """The run of the page's values, trained live and shown; returns this session's cursor on it (None when no
     model could be built from the first settings: the message says why)."""
     spec = live_spec(v, upload and (upload.X, upload.y))
-    held: dict = {}
 
     def bad_settings(e: BaseException) -> None:
         if not v["features"]:
@@ -124,7 +123,6 @@ def live_panel(v: dict, upload) -> Cursor | None:
             st.error(t("cls.bad_config", detail=str(e)))
 
     def messages(cursor: Cursor) -> None:
-        held["cursor"] = cursor  # show() below draws this cursor's frames
         if cursor.stopped and cursor.error is None:  # at the step the run diverged: the model is the run's head
             with cursor.model() as run:
                 tr = run.trainer
@@ -132,8 +130,7 @@ def live_panel(v: dict, upload) -> Cursor | None:
                          base=f"{tr.baseline_loss:.2f}")
             st.error(text)
 
-    def show(frames: list[dict], seq: int, status: str) -> None:
-        cursor: Cursor = held["cursor"]
+    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
         if status == "stopped":  # diverged; or failed, which the page's error message says (the run is kept)
             status = "diverged" if cursor.error is None else "paused"
         static_part = view_static(cursor, frames, playing=status == "playing")

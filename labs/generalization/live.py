@@ -103,7 +103,7 @@ def live_section(name: str, config: FitConfig, data_key: tuple, data: CurveData 
             if message:
                 (st.error if diverged else st.success)(message)
 
-    def show(frames: list[dict], seq: int, status: str) -> None:
+    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
         if status == "stopped":
             status = "diverged" if frames[-1]["diverged"] else "paused"
         show_frames(live_run.drawn_once(spec, frames, draw), key=f"gen.{name}.view", seq=seq, status=status)

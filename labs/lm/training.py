@@ -97,7 +97,7 @@ def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, i
         for sample in ss.get(key, []):
             st.markdown(t("lm.sample", text=md(sample, 120)))
 
-    def show(frames: list[dict], seq: int, status: str) -> None:
+    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
         labels = frame_labels()
         live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, labels)), key="lm.train.view",
                                seq=seq,

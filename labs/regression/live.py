@@ -41,7 +41,7 @@ def live_panel(spec: LiveSpec, data: RegressionData, config: reg.ModelConfig, ba
                 st.error(t("reg.diverged", epoch=gd.epoch, loss=num(gd.history[-1]), start=num(gd.start_loss),
                            lr=num(gd.config.lr)), icon=":material/error:")
 
-    def show(frames: list[dict], seq: int, status: str) -> None:
+    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
         labels = frame_labels(data, config)
         show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, data, background, labels)), key="reg.live",
                     seq=seq,
