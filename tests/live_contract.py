@@ -117,7 +117,8 @@ def check_two_cursors(spec: LiveSpec, probe: Callable[[object], object], play: b
     shown and every probe of cursor.model() is the private run's at the same step. A checkpoint is taken at every
     frame, so the replays start from copies made in the middle of training. Returns (frames, probes) checked."""
     runs = Runs(Scheduler(workers=1))
-    every, live.CHECKPOINT_S = live.CHECKPOINT_S, 0.0
+    every, share = live.CHECKPOINT_S, live.CHECKPOINT_SHARE
+    live.CHECKPOINT_S, live.CHECKPOINT_SHARE = 0.0, math.inf
     try:
         private = Private(spec, probe)
         one, two = Viewer(runs.open(spec), private), Viewer(runs.open(spec), private)
@@ -145,5 +146,5 @@ def check_two_cursors(spec: LiveSpec, probe: Callable[[object], object], play: b
         assert one.cursor.traj.error is None
         return one.frames_seen + two.frames_seen, one.probes + two.probes
     finally:
-        live.CHECKPOINT_S = every
+        live.CHECKPOINT_S, live.CHECKPOINT_SHARE = every, share
         runs.scheduler.close()

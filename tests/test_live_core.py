@@ -1,10 +1,12 @@
 """sim.core.live: shared trajectories, cursors of their own, checkpoints and replays, fair turns."""
+import copy
 import random
 import time
 
 import pytest
 from waits import wait_until
 
+from sim.core import live
 from sim.core.live import Cursor, Runs, Scheduler, Trajectory, _one_a_tick
 
 
@@ -211,3 +213,40 @@ def test_a_cursor_nobody_reads_stops_asking_for_steps(monkeypatch):
     other.frames(0)
     assert not [c for c in traj.cursors if c.playing and c.watching(time.monotonic()) and c is not other]
     other.pause()
+
+
+def spin(seconds: float) -> None:
+    """Burn this thread's CPU for `seconds` (thread time, which the trajectory measures)."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+class Heavy(Walk):
+    """A run that is costly to copy (as a deep model is): each copy burns 40 ms of CPU, each step 5 ms."""
+
+    def advance(self, n: int) -> None:
+        for _ in range(n):
+            spin(0.005)
+            super().advance(1)
+
+    def __deepcopy__(self, memo):
+        spin(0.04)
+        twin = Walk.__new__(Heavy)
+        twin.__dict__.update({k: (v if k == "data" else copy.deepcopy(v, memo))
+                              for k, v in self.__dict__.items()})
+        return twin
+
+
+def test_a_run_costly_to_copy_is_checkpointed_less_often_and_still_replays_exactly():
+    traj = Trajectory("heavy", Heavy(5))
+    traj.demand = 300
+    while traj.needs_work():
+        traj.compute(1.0)
+    # a copy costs >= 40 ms, so the next one waits >= 40 ms / CHECKPOINT_SHARE of compute (0.4 s, not 0.25 s)
+    assert traj.checkpoint_every >= 0.04 / live.CHECKPOINT_SHARE > live.CHECKPOINT_S
+    made = [s for s, _ in traj.checkpoints]
+    gaps = [b - a for a, b in zip(made[1:], made[2:], strict=False)]  # after the first costly copy
+    assert gaps and min(gaps) >= 0.4 / 0.005 - 1  # >= 0.4 s of 5 ms steps (made[0]: step 0)
+    with traj.model_at(123) as run:
+        assert run.path == private(5, 123).path

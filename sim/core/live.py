@@ -38,6 +38,7 @@ FRAMES_PER_S = 30  # ticks a second of a playing cursor: it moves `speed` frame 
 LOOKAHEAD_S = 0.3  # a trajectory is computed this far ahead of its fastest playing cursor
 SLICE_S = 0.02  # a worker steps one trajectory for about this long before it picks again
 CHECKPOINT_S = 0.25  # compute time between two checkpoints (a replay to any step costs at most about this much)
+CHECKPOINT_SHARE = 0.1  # ... or longer, so that copying a big run (deep models) costs at most this share of its compute
 MAX_CHECKPOINTS = 24  # per trajectory; beyond it every other one of the older half goes (steps 0 and newest stay)
 IDLE_S = 20.0  # a cursor not read for this long has lost its viewer (the tab is gone): it stops asking for steps
 GRACE_S = 60.0  # a trajectory nobody watches is kept this long, for a viewer who comes back
@@ -105,6 +106,7 @@ class Trajectory:
         self._steps = [self.head]  # the frames' steps, sorted
         self.checkpoints: list[tuple[int, LiveRun]] = [(self.head, _copy(run))]
         self._since_checkpoint = 0.0
+        self.checkpoint_every = CHECKPOINT_S  # compute time between checkpoints: longer when a copy is costly
         self._replayed: OrderedDict[int, LiveRun] = OrderedDict()  # step -> a copy at that step (probes)
         self.memos: OrderedDict[tuple, object] = OrderedDict()  # (step, key) -> what Cursor.memo computed
         self.stride = unit  # a frame every `stride` steps: the slowest playing viewer's step a tick
@@ -136,7 +138,7 @@ class Trajectory:
                     spent = time.thread_time() - t
                     self.compute_s += spent
                     self._since_checkpoint += spent
-                    if self._since_checkpoint >= CHECKPOINT_S or self.stopped:
+                    if self._since_checkpoint >= self.checkpoint_every or self.stopped:
                         self._checkpoint()
                     if time.perf_counter() - t0 >= budget_s:
                         break
@@ -164,7 +166,9 @@ class Trajectory:
         self._since_checkpoint = 0.0
         if self.checkpoints[-1][0] == self.head:
             return
+        t = time.thread_time()
         self.checkpoints.append((self.head, _copy(self._run)))
+        self.checkpoint_every = max(CHECKPOINT_S, (time.thread_time() - t) / CHECKPOINT_SHARE)
         if len(self.checkpoints) > MAX_CHECKPOINTS:
             half = len(self.checkpoints) // 2
             older = self.checkpoints[1:half]
