@@ -33,7 +33,7 @@ from ui.urlstate import set_values
 
 STORE_ENV = "MLSIM_CLASS_STORE"
 MESSAGE_S = 30.0  # a message about a class one is no longer in (ended, not found) shows this long
-POLL_S = 1.0  # a student's panel asks the class for changes this often (the follow latency is about half of it)
+POLL_S = 0.5  # a student's watcher asks the class for changes this often (the follow latency is about half of it)
 KEEPER = "_cls.keeper"  # the keeper component's widget key
 ss = st.session_state
 _HERE = Path(__file__).parent
@@ -343,29 +343,40 @@ def sidebar(labs: dict[str, LabPage], current: str) -> None:
     if not code():
         return
     with st.sidebar:
-        _panel(labs, current)
+        if is_teacher():
+            _teacher_panel(labs, current)
+        else:
+            _watch(labs, current)
+            _student_panel(labs, current)
 
 
 @st.fragment(run_every=POLL_S)
-def _panel(labs: dict[str, LabPage], current: str) -> None:
+def _teacher_panel(labs: dict[str, LabPage], current: str) -> None:
+    """The class code, how many students are here and what they sent: redrawn every POLL_S (it changes)."""
     box = st.container(border=True)
-    if is_teacher():
-        publish(labs, current)
-        if not is_teacher():  # the class was lost just now
-            st.rerun()
-        try:
-            n, inbox = room().students(code(), ss["_cls.secret"]), room().inbox(code(), ss["_cls.secret"])
-        except cr.ClassroomError:
-            n, inbox = 0, []
-        box.markdown(t("room.teaching", code=code(), n=n))
-        for i, item in enumerate(inbox[:5]):
-            if box.button(t("room.inbox_item", lab=t(f"nav.{item['lab']}") if item["lab"] in labs else item["lab"]),
-                          key=f"room.inbox.{i}", icon=":material/input:"):
-                show_to_class(item, labs, current)
-        return
+    publish(labs, current)
+    if not is_teacher():  # the class was lost just now
+        st.rerun()
+    try:
+        n, inbox = room().students(code(), ss["_cls.secret"]), room().inbox(code(), ss["_cls.secret"])
+    except cr.ClassroomError:
+        n, inbox = 0, []
+    box.markdown(t("room.teaching", code=code(), n=n))
+    for i, item in enumerate(inbox[:5]):
+        if box.button(t("room.inbox_item", lab=t(f"nav.{item['lab']}") if item["lab"] in labs else item["lab"]),
+                      key=f"room.inbox.{i}", icon=":material/input:"):
+            show_to_class(item, labs, current)
+
+
+@st.fragment(run_every=POLL_S)
+def _watch(labs: dict[str, LabPage], current: str) -> None:
+    """A student's look at the class every POLL_S; it draws nothing, so a look that finds no change costs the
+    server and the browser as little as a rerun can (a change reruns the whole page)."""
     poll(labs, current, rerun=True)
-    if not code():
-        return
+
+
+def _student_panel(labs: dict[str, LabPage], current: str) -> None:
+    box = st.container(border=True)
     box.markdown(t("room.joined", code=code()))
     # its own key (not "_cls.follow"): Streamlit drops a widget's state on a page switch, and a toggle whose
     # state is gone would come back off; its value is the session's choice each run
