@@ -1,4 +1,5 @@
-"""Entry point: routes to the labs with st.navigation and draws the shared sidebar.
+"""The app's page script (app.py serves it, `streamlit run app.py`): routes to the labs with st.navigation and draws
+the shared sidebar.
 
 pandas is imported here, before any page runs, although no page needs it at once: plotly looks pandas up in
 sys.modules without the import lock, so a first import of it in one session's thread (Streamlit imports it

@@ -282,7 +282,7 @@ function connect(S, channel) {
     if (S.wantMore) ask(S, S.seq);
   };
   ws.onmessage = (ev) => {
-    S.waiting = false;
+    S.waiting = false; STATS.channelUpdates = (STATS.channelUpdates || 0) + 1;
     const data = JSON.parse(ev.data);
     S.render(S, data);
     if (data.rerun) S.component.setTriggerValue('pull', data.seq);  // it stopped by itself: the page follows
