@@ -94,6 +94,7 @@ class Registry:
         another browser's)."""
         now = self._clock()
         with self._lock:
+            self._sweep(now)
             ch = self._by_token.get(token)
             if ch is None or ch.expired(now) or not browser or not secrets.compare_digest(ch.browser, browser):
                 return None

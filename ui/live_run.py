@@ -172,9 +172,9 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str, Cursor], None
                    key=f"{key}.reset")
         if extra_buttons:
             extra_buttons(bar, cursor)
-        channel = _channel(key, feed)
         with feed.lock:
             feed.show, feed.ctx = show, get_script_run_ctx()
+            channel = _channel(key, feed)
             frames, seq, status = feed.frames()
             if cursor.error is not None:
                 st.error(t("live.failed"), icon=":material/error:")
