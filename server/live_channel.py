@@ -21,6 +21,7 @@ Nothing here imports Streamlit's script-side API: the route is Starlette's (moun
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import threading
 import time
@@ -171,15 +172,31 @@ async def live_socket(websocket) -> None:
     try:
         while True:
             msg = await websocket.receive_text()
-            if len(msg) > MAX_MESSAGE or msg != "next":
-                break
-            if not REGISTRY.touch(ch):
-                break
+            if len(msg) > MAX_MESSAGE or msg != "next" or not REGISTRY.touch(ch):
+                break  # not ours to answer, or its token was revoked (a new run) or expired
             data = await to_thread.run_sync(ch.feed.update, limiter=_limiter(CapacityLimiter))
-            await websocket.send_text(json.dumps(data, separators=(",", ":"), allow_nan=False))
-    except WebSocketDisconnect:
+            await websocket.send_text(to_json(data))
+        await websocket.close(code=1000)
+    except (WebSocketDisconnect, OSError):  # the browser went (uvicorn's ClientDisconnected is an OSError)
         return
-    await websocket.close(code=1000)
+
+
+def to_json(data) -> str:
+    """Compact JSON that the browser's JSON.parse reads: a NaN or an infinity (a diverged loss) is sent as null."""
+    try:
+        return json.dumps(data, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(data), separators=(",", ":"), allow_nan=False)
+
+
+def _finite(x):
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
 
 
 _limiters: list = []

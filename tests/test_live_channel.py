@@ -14,6 +14,7 @@ from server.live_channel import (
     cookie,
     offered_token,
     same_origin,
+    to_json,
 )
 from sim.core.live import LiveSpec, Runs
 from ui.live_plots import show_frames
@@ -126,6 +127,10 @@ def test_header_parsing():
     assert cookie({"cookie": "a=1"}) is None and cookie({"cookie": '"; ;=;"bad'}) is None and cookie({}) is None
     assert same_origin({"origin": "https://Host:1", "host": "host:1"})
     assert not same_origin({"origin": "null", "host": "host:1"})
+
+
+def test_a_diverged_loss_is_sent_as_null():
+    assert to_json({"loss": float("nan"), "xs": [1.0, float("inf")], "n": 3}) == '{"loss":null,"xs":[1.0,null],"n":3}'
 
 
 def walk_feed(stop_at: int | None = None) -> tuple[Feed, list]:

@@ -12,6 +12,7 @@ messages) follows the cursor's step; so does a run that stops on its own.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 from collections import OrderedDict
@@ -61,9 +62,10 @@ class Feed:
         return frames, next(_SEQ), "stopped" if cursor.stopped else "playing" if cursor.playing else "paused"
 
     def update(self) -> dict:
-        """The channel's next update: the data show() gives the view's component. Called on a server thread, with the
-        session's script context attached for the call, so that show() reads the session's state and language as in
-        a rerun (it mounts the component and nothing else; ui.components.mounting captures the data)."""
+        """The channel's next update: the data show() gives the view's component. Called on a server thread, with a
+        copy of the session's script context attached for the call (_reader), so that show() reads and keeps the
+        session's state and language as in a rerun (it mounts the component and nothing else; ui.components.mounting
+        captures the data)."""
         thread = threading.current_thread()
         add_script_run_ctx(thread, self.ctx)
         try:
@@ -79,6 +81,18 @@ class Feed:
         data = out[-1] if out else {"seq": seq, "status": status, "frames": []}
         # it stopped by itself (diverged, finished, failed): the browser reruns the fragment, which reruns the page
         return {**data, "rerun": stopped}
+
+
+def _refuse(_msg) -> None:
+    raise RuntimeError("a live view's show() mounts its canvas component and draws nothing else")
+
+
+def _reader(ctx):
+    """A copy of the session's script context for a channel's thread (Streamlit's documented way for a thread to
+    reach a session: add_script_run_ctx): it reads and writes the session's state, and so its language and its
+    presenter flags, as a rerun would, but it belongs to no run: no rerun or stop of the session's script is raised
+    in it (that run's parallel coordinator is not copied), and no element it might draw reaches the page."""
+    return None if ctx is None else dataclasses.replace(ctx, _enqueue=_refuse, parallel_coordinator=None)
 
 
 def _feed(key: str, cursor: Cursor) -> Feed:
@@ -173,7 +187,7 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str, Cursor], None
         if extra_buttons:
             extra_buttons(bar, cursor)
         with feed.lock:
-            feed.show, feed.ctx = show, get_script_run_ctx()
+            feed.show, feed.ctx = show, _reader(get_script_run_ctx())
             channel = _channel(key, feed)
             frames, seq, status = feed.frames()
             if cursor.error is not None:
