@@ -62,6 +62,11 @@ def test_the_live_view_draws_through_its_channel_and_only_its_browser_can_read_i
         a.wait_for_function("s => window.__mlsimLive.channelUpdates > s.channelUpdates + 30",
                             arg={"channelUpdates": before.get("channelUpdates", 0)}, timeout=60_000)
         assert channel_of(a)["token"] == mine  # reruns of the same view keep the socket
+        # the socket drops (a network blip): the view asks through Streamlit meanwhile and opens its channel again
+        opened = live_stats(a)["channels"]
+        a.evaluate("() => Array.from(document.querySelectorAll('*')).find((e) => e.__live).__live.ws.close()")
+        a.wait_for_function("n => window.__mlsimLive.channels > n", arg=opened, timeout=30_000)
+        trains_on_screen(a, boundary)
         no_exception(a)
 
         open_page(b, f"{server}/{LAB}")

@@ -42,7 +42,8 @@ Show = Callable[[list[dict], int, str, Cursor], None]
 
 class Feed:
     """This session's live view of one cursor: the frames sent so far and the lab's show(), for the fragment and the
-    channel alike, one at a time (its lock; the buttons take it too)."""
+    channel alike. Its lock is held while the cursor is read or moved (the buttons take it too), never while the
+    session's state is: a button's callback runs holding that state, and a show() reads it."""
 
     def __init__(self, cursor: Cursor):
         self.cursor = cursor
@@ -66,16 +67,17 @@ class Feed:
         copy of the session's script context attached for the call (_reader), so that show() reads and keeps the
         session's state and language as in a rerun (it mounts the component and nothing else; ui.components.mounting
         captures the data)."""
+        with self.lock:  # the cursor only: a button's callback holds the session's state while it waits for this
+            was_playing = self.cursor.playing
+            frames, seq, status = self.frames()
+            stopped = was_playing and not self.cursor.playing
+            show, ctx = self.show, self.ctx
         thread = threading.current_thread()
-        add_script_run_ctx(thread, self.ctx)
+        add_script_run_ctx(thread, ctx)
+        out: list[dict] = []
         try:
-            with self.lock:
-                was_playing = self.cursor.playing
-                frames, seq, status = self.frames()
-                out: list[dict] = []
-                with mounting(capture=out):
-                    self.show(frames, seq, status, self.cursor)
-                stopped = was_playing and not self.cursor.playing
+            with mounting(capture=out):
+                show(frames, seq, status, self.cursor)
         finally:
             setattr(thread, SCRIPT_RUN_CONTEXT_ATTR_NAME, None)
         data = out[-1] if out else {"seq": seq, "status": status, "frames": []}
@@ -148,10 +150,12 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str, Cursor], None
     """A live lab's run and its live view: the run of spec.settings (built by spec.build(), a sim.core.live.LiveRun,
     shared with every session of the process that has the same settings), Play/Pause/Step/Reset of this session's
     cursor on it (buttons labelled `<prefix>.play` ..., `step_label` filling the Step label), messages(cursor)
-    and the newest frames drawn by show(frames, seq, status, cursor) in a fragment that reruns while it plays.
-    Each frame is the run's frame with its "step", "run" and "n". status: "playing", "paused" or "stopped" (diverged,
-    finished). Returns the cursor (`with cursor.model() as run:` reads the run at the cursor's step), or None when
-    the first settings were bad.
+    and the newest frames drawn by show(frames, seq, status, cursor) in a fragment (and, while it plays, on the
+    view's channel). Each frame is the run's frame with its "step", "run" and "n". status: "playing", "paused" or
+    "stopped" (diverged, finished). show() mounts the view's canvas component (ui.components.live_component) and
+    draws nothing else: the channel calls it outside a script run and sends the component's data; what else the
+    page says of the run goes in messages(cursor), which reruns with the fragment. Returns the cursor (`with
+    cursor.model() as run:` reads the run at the cursor's step), or None when the first settings were bad.
 
     Bad settings (spec.build raises one of `errors`): bad_settings(e) says so, and the session keeps its old run.
     """
@@ -188,16 +192,16 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str, Cursor], None
             extra_buttons(bar, cursor)
         with feed.lock:
             feed.show, feed.ctx = show, _reader(get_script_run_ctx())
-            channel = _channel(key, feed)
             frames, seq, status = feed.frames()
-            if cursor.error is not None:
-                st.error(t("live.failed"), icon=":material/error:")
-            if cursor.playing:
-                busy(cursor)
-            if messages:
-                messages(cursor)
-            with mounting(extra={"channel": channel} if channel else None):
-                show(frames, seq, status, cursor)
+        channel = _channel(key, feed)
+        if cursor.error is not None:
+            st.error(t("live.failed"), icon=":material/error:")
+        if cursor.playing:
+            busy(cursor)
+        if messages:
+            messages(cursor)
+        with mounting(extra={"channel": channel} if channel else None):
+            show(frames, seq, status, cursor)
         if ss.get(f"{key}.was_playing") and not cursor.playing:  # it stopped by itself (diverged, finished, failed)
             ss[f"{key}.was_playing"] = False
             st.rerun()  # the whole page: buttons, messages and panels follow
