@@ -1,70 +1,11 @@
-"""Entry point: routes to the labs with st.navigation and draws the shared sidebar.
+"""The one start command, `streamlit run app.py`: Streamlit finds `app` below (an st.App) and serves main.py, the
+app's page script, with uvicorn, beside one route of our own: the live views' channel (server/live_channel.py).
 
-pandas is imported here, before any page runs, although no page needs it at once: plotly looks pandas up in
-sys.modules without the import lock, so a first import of it in one session's thread (Streamlit imports it
-lazily for st.dataframe) while another thread draws a figure handed plotly a half-initialised module
-(AttributeError: ... 'pandas' has no attribute 'Series'). Imported at the top, every session's first run waits
-until it is complete (about 0.4 s, once per process).
+This module is imported, not run as a page: nothing here draws. AppTest and the tests run main.py; `streamlit run
+main.py` also works, without the channel (the live views then pull their updates through Streamlit reruns).
 """
-import importlib
-import threading
-from pathlib import Path
-
-import pandas  # noqa: F401 - see the docstring
 import streamlit as st
 
-from labs import LABS
-from sim.core.threads import configure_threads
-from ui import classroom, present
-from ui.i18n import init_lang, t
-from ui.sidebar import device_banner, language_switch
+from server import live_channel
 
-# the icon from a file: a ":material/..." page icon makes the browser fetch its SVG from Google's font servers, and
-# nothing may be fetched from outside (an SVG file reaches the browser inline, as a data: URL)
-ICON = Path(__file__).resolve().parent / "assets" / "icon.svg"
-st.set_page_config(page_title="ML Visual Simulator", page_icon=str(ICON), layout="wide")
-init_lang()
-
-home = st.Page("labs/home.py", title=t("nav.home"), icon=":material/home:", default=True)  # served at /
-pages = [st.Page(lab.file, title=t(f"nav.{lab.stem}"), icon=lab.icon, url_path=lab.url_path) for lab in LABS]
-
-
-def lab_pages() -> dict[str, classroom.LabPage]:
-    """Every lab as the class follows it: its page script and schema (imported when a class needs them)."""
-    mods = {lab.url_path: importlib.import_module(f"labs.{lab.name}.schema") for lab in LABS}
-    return {lab.url_path: classroom.LabPage(lab.url_path, lab.file, mods[lab.url_path].PAGE, mods[lab.url_path].SCHEMA)
-            for lab in LABS}
-
-
-classroom.register(lab_pages)
-classroom.greet()  # what this browser's keeper handed back: its id, a reloaded teacher's class
-present.read_flags()  # ?present=1, ?hide=a,b: kept for the session
-present.style()
-classroom.join_from_url()  # ?class=CODE: this session follows that class
-language_switch()
-banner = st.sidebar.empty()
-page = st.navigation([home, *pages])
-if classroom.code():  # in a class: a teacher's change goes out, a student takes the class's before the page draws
-    classroom.publish(classroom.lab_pages(), page.url_path)
-    classroom.follow(classroom.lab_pages(), page.url_path)
-    classroom.sidebar(classroom.lab_pages(), page.url_path)
-classroom.message()
-classroom.keeper()  # the browser's side: keeps a teacher's class in the tab, reports the browser id
-page.run()
-if classroom.is_teacher():  # the teacher's settings as the page left them become the class's
-    classroom.publish(classroom.lab_pages(), page.url_path)
-device_banner(banner)  # last, so importing torch never delays the first paint
-configure_threads()  # once per process (later calls do nothing), before any Play or Step trains a model
-
-
-@st.cache_resource(show_spinner=False)
-def compile_engine() -> threading.Thread:
-    """Once per process: the classification engine's kernels compiled in the background (see warm_up)."""
-    from sim.nets.training import warm_up  # here: importing numba would delay the first paint
-
-    thread = threading.Thread(target=warm_up, name="compile-engine", daemon=True)
-    thread.start()
-    return thread
-
-
-compile_engine()
+app = st.App("main.py", routes=live_channel.routes(), middleware=live_channel.middleware())

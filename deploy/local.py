@@ -52,10 +52,10 @@ def running_app(stdout=subprocess.DEVNULL, timeout_s: float = 90, env: dict[str,
 
 
 def open_app(lang: str = "en"):
-    """An AppTest session of app.py in `lang` (not run yet)."""
+    """An AppTest session of the app's page script (main.py) in `lang` (not run yet)."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=APPTEST_TIMEOUT_S)
+    at = AppTest.from_file(str(ROOT / "main.py"), default_timeout=APPTEST_TIMEOUT_S)
     at.query_params["lang"] = lang
     return at
 

@@ -1,4 +1,4 @@
-"""The labs, in menu order: app.py routes to them and the home page shows a card for each.
+"""The labs, in menu order: main.py routes to them and the home page shows a card for each.
 
 Each lab is one folder, labs/<name>/: page.py (the Streamlit page), schema.py (PAGE, the prefix of its
 widget, session and i18n keys, and SCHEMA, its URL/widget parameters), and any UI part only that lab uses.
@@ -18,7 +18,7 @@ class Lab:
 
     @property
     def file(self) -> str:
-        """The page script, relative to app.py."""
+        """The page script, relative to main.py."""
         return f"labs/{self.name}/page.py"
 
 

@@ -6,12 +6,14 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from waits import wait_until
 
 from browsertools import open_page
 from deploy.classroom import find_haproxy, free_port
+from server.live_channel import PATH as CHANNEL
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -86,13 +88,18 @@ def test_two_browsers_train_on_different_processes_and_stay_there(browser, class
             pg.wait_for_function("f => +document.querySelector('.lv-epoch').textContent.replace(/\\D/g, '') > f",
                                  arg=f, timeout=30_000)
 
+        # each live view's token (ui/live_common.js keeps it on the view's root element): it must not reach a log
+        tokens = [pg.evaluate("() => Array.from(document.querySelectorAll('*')).find((e) => e.__live).__live.wsToken")
+                  for pg in pages]
+        assert all(tokens), tokens
         cookies = {n: [c["value"] for c in ctx.cookies() if c["name"] == "SERVERID"]
                    for n, ctx in zip(names, contexts, strict=True)}
         assert all(len(v) == 1 for v in cookies.values()), cookies
         assert cookies["a"] != cookies["b"], "the two browsers landed on different app processes"
         for n, pg in zip(names, pages, strict=True):
-            assert len(sockets[n]) == 1, f"{n}: one websocket, never reopened: {sockets[n]}"
-            assert sockets[n][0].endswith("/_stcore/stream")
+            # Streamlit's websocket and the live view's channel, each opened once
+            assert len(sockets[n]) == 2, f"{n}: two websockets, never reopened: {sockets[n]}"
+            assert sorted(urlparse(u).path for u in sockets[n]) == sorted(["/_stcore/stream", CHANNEL]), sockets[n]
             assert pg.locator('[data-testid="stException"]').count() == 0
             assert pg.get_by_text("Connection error").count() == 0
     finally:
@@ -105,5 +112,7 @@ def test_two_browsers_train_on_different_processes_and_stay_there(browser, class
                 if agent.endswith(f"classroom-test-{n}")]
         assert {server for server, _, _ in mine} == {cookies[n][0]}, f"{n}: every request went to its cookie's process"
         for path, status in [("/classification", "200"), ("/_stcore/health", "200"), ("/_stcore/host-config", "200"),
-                             ("/_stcore/stream", "101"), ("/static/", "200")]:
+                             ("/_stcore/stream", "101"), (CHANNEL, "101"), ("/static/", "200")]:
             assert any(p.startswith(path) and s == status for _, s, p in mine), f"{n}: {path} {status} seen"
+    log = out.read_text(encoding="utf-8")
+    assert not any(token in log for token in tokens), "a channel's token is never logged"

@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = [ROOT / "app.py", *(p for folder in ("labs", "ui", "sim", "server", "deploy", "benchmarks")
+SOURCES = [ROOT / "app.py", ROOT / "main.py", *(p for folder in ("labs", "ui", "sim", "server", "deploy", "benchmarks")
                               for p in (ROOT / folder).rglob("*.py"))]
 
 

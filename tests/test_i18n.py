@@ -30,7 +30,7 @@ def test_no_empty_text_and_same_placeholders():
         assert set(re.findall(r"{(\w+)}", en)) == set(re.findall(r"{(\w+)}", zh)), key
 
 
-SOURCES = [ROOT / "app.py", *(ROOT / "labs").rglob("*.py"), *(ROOT / "ui").rglob("*.py")]
+SOURCES = [ROOT / "app.py", ROOT / "main.py", *(ROOT / "labs").rglob("*.py"), *(ROOT / "ui").rglob("*.py")]
 
 
 def literal_keys():

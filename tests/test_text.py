@@ -136,8 +136,9 @@ RAW_HTML_SITES = {
 
 def test_every_raw_html_site_is_known():
     found = []
-    for path in sorted([ROOT / "app.py", *(p for d in ("labs", "ui", "sim", "server") for ext in ("py", "js")
-                                          for p in (ROOT / d).rglob(f"*.{ext}"))]):
+    for path in sorted([ROOT / "app.py", ROOT / "main.py",
+                        *(p for d in ("labs", "ui", "sim", "server") for ext in ("py", "js")
+                          for p in (ROOT / d).rglob(f"*.{ext}"))]):
         for line in path.read_text(encoding="utf-8").splitlines():
             if RAW_HTML.search(line) and not line.lstrip().startswith(("#", "//", '"""')):
                 rel = path.relative_to(ROOT).as_posix()

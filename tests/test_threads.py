@@ -126,7 +126,7 @@ def test_configure_threads_sets_one_thread_once():
         configure_threads()
         assert torch.get_num_threads() == 1
         torch.set_num_threads(2)
-        configure_threads()  # already done: a later call (another session's rerun of app.py) changes nothing
+        configure_threads()  # already done: a later call (another session's rerun of main.py) changes nothing
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)

@@ -1,5 +1,8 @@
 """The canvas components (live_common.js: colours, panels, frame player, + the component's own script)."""
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import streamlit as st
@@ -9,6 +12,7 @@ from sim.plots.palette import PALETTE
 from ui.present import presenting
 
 _HERE = Path(__file__).parent
+_thread = threading.local()  # what live_run sets around a live view's show(): extra data, or a capture
 
 
 def component_script(script: Path, stylesheet: Path) -> str:
@@ -34,9 +38,27 @@ def live_component(name: str, script: str, stylesheet: str, folder: Path = _HERE
                                            isolate_styles=False)
 
     def mount(*, data: dict, **kw):
-        return component(data={**data, "present": presenting()}, **kw)
+        data = {**data, "present": presenting(), **getattr(_thread, "extra", {})}
+        into = getattr(_thread, "capture", None)
+        if into is not None:  # a live channel's update: the data, not a Streamlit element
+            into.append(data)
+            return None
+        return component(data=data, **kw)
 
     return mount
+
+
+@contextmanager
+def mounting(extra: dict | None = None, capture: list | None = None) -> Iterator[None]:
+    """On this thread, for the block: `extra` added to every canvas component's data (a live view's channel), and
+    with `capture` a list, each component's data appended to it instead of being sent (ui.live_run's channel
+    updates, drawn by the lab's own show() outside a script run)."""
+    before = getattr(_thread, "extra", {}), getattr(_thread, "capture", None)
+    _thread.extra, _thread.capture = extra or {}, capture
+    try:
+        yield
+    finally:
+        _thread.extra, _thread.capture = before
 
 
 def in_fragment_rerun() -> bool:

@@ -1,13 +1,14 @@
-// Shared by the canvas components: colours, byte decoding, the panels, and the frame player.
-// Python sends a few frames (real model snapshots, taken one after another) per fragment rerun;
-// the player shows them at a steady pace, so the picture moves smoothly although every rerun is
-// a round trip. While playing, the browser asks for the next update once it has taken this one in
-// (a trigger value, which reruns the fragment): a browser that falls behind asks less often, so a
-// class of slow laptops is never sent more than it can draw, and every update carries the newest
-// frames. Nothing here computes model output: it only turns bytes and numbers into pixels.
+// Shared by the canvas components: colours, byte decoding, the panels, the frame player and the channel.
+// Python sends a few frames (real model snapshots, taken one after another) per update; the player
+// shows them at a steady pace, so the picture moves smoothly although every update is a round trip.
+// While playing, the browser asks for the next update once it has taken this one in: on the view's
+// own channel (a WebSocket to the app, server/live_channel.py) where there is one, else by a trigger
+// value, which reruns the fragment. A browser that falls behind asks less often, so a class of slow
+// laptops is never sent more than it can draw, and every update carries the newest frames. Nothing
+// here computes model output: it only turns bytes and numbers into pixels.
 // PALETTE (assets/palette.json) is defined before this file by ui.components.component_script
 /* exported rgb, ORANGE, BLUE, WHITE, CLASS, STATS, bytes, mix, css, diverging, paintPanel, COMMON_STYLE, presentCard,
-   withDownload, play */
+   withDownload, play, liveComponent */
 const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 const ORANGE = rgb(PALETTE.orange), BLUE = rgb(PALETTE.blue), WHITE = rgb(PALETTE.white);
 const CLASS = ['orange', 'blue', 'green', 'purple', 'red'].map((k) => rgb(PALETTE[k]));  // class k's colour
@@ -213,9 +214,8 @@ function withDownload(canvas, name) {
 
 // Queue the frames of a new update and keep one animation loop running that draws them; while playing,
 // ask for the next update at the next animation frame (a browser too busy to paint does not ask).
-// S is the component's persistent state (kept on its root element); drawFrame(S, frame) paints;
-// component is what Streamlit passed to the component's function (its setTriggerValue asks).
-function play(S, data, drawFrame, component) {
+// S is the component's persistent state (kept on its root element); drawFrame(S, frame) paints.
+function play(S, data, drawFrame) {
   if (data.seq !== S.seq) {
     S.seq = data.seq;
     STATS.updates++;
@@ -229,8 +229,9 @@ function play(S, data, drawFrame, component) {
     S.queue.push(...fresh);
     STATS.received += fresh.length;
     if (S.queue.length > 8) STATS.dropped += S.queue.splice(0, S.queue.length - 3).length;
-    if (data.status !== 'playing') STATS.dropped += S.queue.splice(0, S.queue.length - 1).length;
-    else requestAnimationFrame(() => component.setTriggerValue('pull', data.seq));
+    S.wantMore = data.status === 'playing';
+    if (!S.wantMore) STATS.dropped += S.queue.splice(0, S.queue.length - 1).length;
+    else requestAnimationFrame(() => ask(S, data.seq));
   }
   const tick = (t) => {
     S.raf = requestAnimationFrame(tick);
@@ -245,4 +246,66 @@ function play(S, data, drawFrame, component) {
   };
   if (!S.raf) { S.lastDraw = 0; S.raf = requestAnimationFrame(tick); }
   return () => { cancelAnimationFrame(S.raf); S.raf = 0; };
+}
+
+// ---------- the view's channel (server/live_channel.py) ----------
+// Where the app serves one, the component's data names it (channel: {path, token}): a WebSocket of this
+// view's own, on which it asks for each next update ("next") once it has taken the last one in. An
+// update is what the lab's show() gives the component in a rerun, so it is drawn the same way. The
+// token travels as the socket's second subprotocol (a header), never in a URL. Without a channel
+// (AppTest, a bare script), while it opens, or once it is refused or lost, the view asks by its
+// "pull" trigger, which reruns the fragment; that rerun brings the channel again (a new token when
+// the old one is gone).
+const CHANNEL_PROTOCOL = 'mlsim.live';
+const ASK_AGAIN_MS = 5000;  // an answer this late is taken as lost: ask again
+
+function ask(S, seq) {
+  const ws = S.ws;
+  if (ws && ws.readyState === WebSocket.OPEN) {
+    const now = performance.now();
+    if (!S.waiting || now - S.askedAt > ASK_AGAIN_MS) { S.waiting = true; S.askedAt = now; ws.send('next'); }
+  } else if (!ws || ws.readyState !== WebSocket.CONNECTING) {
+    S.component.setTriggerValue('pull', seq);
+  }  // still opening: it asks once open
+}
+
+function connect(S, channel) {
+  if (!channel || typeof WebSocket === 'undefined' || channel.token === S.refused) return;
+  if (S.ws && S.wsToken === channel.token) return;
+  if (S.ws) S.ws.close();
+  const url = (window.location.protocol === 'https:' ? 'wss://' : 'ws://') + window.location.host + channel.path;
+  const ws = new WebSocket(url, [CHANNEL_PROTOCOL, channel.token]);
+  let opened = false;
+  S.ws = ws; S.wsToken = channel.token; S.waiting = false;
+  ws.onopen = () => {
+    opened = true; STATS.channels = (STATS.channels || 0) + 1;
+    if (S.wantMore) ask(S, S.seq);
+  };
+  ws.onmessage = (ev) => {
+    S.waiting = false; STATS.channelUpdates = (STATS.channelUpdates || 0) + 1;
+    const data = JSON.parse(ev.data);
+    S.render(S, data);
+    if (data.rerun) S.component.setTriggerValue('pull', data.seq);  // it stopped by itself: the page follows
+  };
+  ws.onclose = () => {
+    if (S.ws !== ws) return;
+    S.ws = null; S.waiting = false;
+    if (!opened) S.refused = channel.token;
+    if (S.wantMore) S.component.setTriggerValue('pull', S.seq);
+  };
+}
+
+// A live canvas component: setup(root) once (its state S, kept on the root element), render(S, data) for
+// each update, from Streamlit or from the channel. component is what Streamlit passed to the component's
+// function (its setTriggerValue asks for a rerun).
+function liveComponent(component, setup, render) {
+  const { data, parentElement } = component;
+  const S = parentElement.__live || (parentElement.__live = setup(parentElement));
+  S.component = component; S.render = render;
+  render(S, data);
+  connect(S, data.channel);
+  return () => {
+    cancelAnimationFrame(S.raf); S.raf = 0;
+    setTimeout(() => { if (S.ws && !S.root.isConnected) { S.ws.close(); S.ws = null; } }, 1000);  // unmounted
+  };
 }

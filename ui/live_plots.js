@@ -22,10 +22,12 @@ function drawPlots(S, frame) {
   while (S.canvases.length > frame.panels.length) { S.canvases.pop().parentNode.remove(); S.panels.pop(); }
 }
 
-export default function (component) {
-  const { data, parentElement } = component;
-  const S = parentElement.__plots || (parentElement.__plots = setupPlots(parentElement));
+function renderPlots(S, data) {
   S.zoom = presentCard(S.card, data);
   S.caption.className = 'lp-caption ' + data.status;
-  return play(S, data, drawPlots, component);
+  play(S, data, drawPlots);
+}
+
+export default function (component) {
+  return liveComponent(component, setupPlots, renderPlots);
 }

@@ -1,6 +1,6 @@
 """Presenter view and hidden controls, for every lab: `?present=1` and `?hide=name,name`.
 
-Both are read from the URL once per session (app.py calls `read_flags` before the page runs) and kept in
+Both are read from the URL once per session (main.py calls `read_flags` before the page runs) and kept in
 the session, so they hold across page switches, and `carry` writes them (and a student's class code) back
 into every lab's URL. The presenter view is CSS on top of the normal page (projector-sized type, the
 sidebar hidden, high contrast), one button that holds the lab's controls (PageState.widget draws them
@@ -81,7 +81,7 @@ def carry() -> dict[str, str]:
 
 
 def style() -> None:
-    """The presenter view's CSS (every page, app.py)."""
+    """The presenter view's CSS (every page, main.py)."""
     if presenting():
         st.html(CSS)
 

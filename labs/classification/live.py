@@ -174,7 +174,8 @@ def run_info(cursor: Cursor) -> tuple[ClassifierConfig, int, dict]:
     if cached is None or cached[0] != cursor.traj.key:
         with cursor.model_near() as (_, run):
             tr = run.trainer
-            cached = ss[f"{KEY}.run_info"] = (cursor.traj.key, tr.config, tr.n_classes, points(tr))
+            cached = (cursor.traj.key, tr.config, tr.n_classes, points(tr))
+        ss[f"{KEY}.run_info"] = cached  # not while the run is locked: a button's callback holds the session's state
     return cached[1:]
 
 

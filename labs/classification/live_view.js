@@ -138,9 +138,7 @@ function drawCurve(S) {
   paintPanel(S.curve, S.data.curve, S.zoom);
 }
 
-export default function (component) {
-  const { data, parentElement } = component;
-  const S = parentElement.__live || (parentElement.__live = setup(parentElement));
+function render(S, data) {
   const zoom = presentCard(S.card, data), rezoom = zoom !== S.zoom;
   S.zoom = zoom;
   const fresh = data.seq !== S.seq;
@@ -148,10 +146,13 @@ export default function (component) {
   const sent = { net: data.net != null, curve: data.curve != null };
   for (const k of ['points', 'net', 'curve']) if (data[k] == null && S.data) data[k] = S.data[k];
   S.data = data;
-  const stop = play(S, data, drawBoundary, component);
+  play(S, data, drawBoundary);
   if (data.net && ((fresh && sent.net) || rezoom)) drawNet(S);
   if (data.curve && ((fresh && sent.curve) || rezoom)) drawCurve(S);
   S.head.status.textContent = data.labels.status || '';
   S.head.status.className = 'lv-status ' + data.status;
-  return stop;
+}
+
+export default function (component) {
+  return liveComponent(component, setup, render);
 }

@@ -4,7 +4,7 @@ from functools import cache
 
 @cache
 def configure_threads() -> None:
-    """Give torch one intra-op thread; the first call sets it (app.py at start-up, the benchmarks), later ones do
+    """Give torch one intra-op thread; the first call sets it (main.py at start-up, the benchmarks), later ones do
     nothing.
 
     Process-wide on purpose: every session of a Streamlit server is a thread of one process, so a per-call
@@ -14,6 +14,6 @@ def configure_threads() -> None:
     # speeds training up (measured: same epochs/s on 1 or 2 threads). It can only hurt: OpenMP workers
     # spin after a parallel region, taking the core that another classroom session on the same server
     # needs (measured: a tiny-transformer step took 280-700 ms instead of 15-30 ms on a busy machine).
-    import torch  # here, not at the top: app.py calls this after its first paint
+    import torch  # here, not at the top: main.py calls this after its first paint
 
     torch.set_num_threads(1)

@@ -1,0 +1,175 @@
+"""server/live_channel.py and ui.live_run.Feed: who may read a live view's channel, and what it is sent.
+
+A token names one session's view of one run, is bound to the browser's cookie, expires unused, and a socket request
+must come from the app's own origin with the token in its subprotocol header; everything else gets nothing.
+"""
+from test_live_core import Walk
+
+from server.live_channel import (
+    BROWSER_COOKIE,
+    PROTOCOL,
+    TTL_S,
+    Registry,
+    check,
+    cookie,
+    offered_token,
+    same_origin,
+    to_json,
+)
+from sim.core.live import LiveSpec, Runs
+from ui.live_plots import show_frames
+from ui.live_run import Feed
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Views:
+    """Stand-ins for two sessions' feeds."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def update(self) -> dict:
+        return {"view": self.name}
+
+
+def headers(token: str | None, browser: str | None = "b-1", origin: str = "http://10.0.0.5:8501",
+            host: str = "10.0.0.5:8501") -> dict[str, str]:
+    h = {"host": host, "origin": origin}
+    if token is not None:
+        h["sec-websocket-protocol"] = f"{PROTOCOL}, {token}"
+    if browser is not None:
+        h["cookie"] = f"SERVERID=app1; {BROWSER_COOKIE}={browser}"
+    return h
+
+
+def test_a_token_opens_its_own_sessions_view_only_in_its_own_browser():
+    reg = Registry()
+    mine, theirs = Views("mine"), Views("theirs")
+    t1 = reg.issue(("session-1", "cls"), "b-1", mine)
+    t2 = reg.issue(("session-2", "cls"), "b-2", theirs)
+    assert t1 != t2 and len(t1) >= 40  # 256 random bits
+    assert reg.claim(t1, "b-1").feed is mine and reg.claim(t2, "b-2").feed is theirs
+    assert reg.claim(t2, "b-1") is None  # another session's token, from this browser: nothing
+    assert reg.claim(t1, "b-2") is None and reg.claim(t1, None) is None and reg.claim(t1, "") is None
+
+
+def test_a_forged_or_altered_token_is_refused():
+    reg = Registry()
+    good = reg.issue(("s", "lm.train"), "b-1", Views("v"))
+    for forged in ("", "x", good[:-1], good + "A", good.upper() if good.upper() != good else good.lower(),
+                   "0" * len(good)):
+        assert reg.claim(forged, "b-1") is None, forged
+
+
+def test_a_token_expires_unused_and_lives_while_used():
+    clock = Clock()
+    reg = Registry(clock)
+    view = Views("v")
+    token = reg.issue(("s", "cls"), "b-1", view)
+    clock.now += TTL_S * 0.9
+    ch = reg.claim(token, "b-1")
+    assert ch is not None  # used: its life starts again
+    clock.now += TTL_S * 0.9
+    assert reg.touch(ch)
+    clock.now += TTL_S + 1
+    assert reg.claim(token, "b-1") is None and not reg.touch(ch)
+    assert reg.issue(("s", "cls"), "b-1", view) != token  # the next render makes a new one
+    assert len(reg) == 1  # the expired one is gone
+
+
+def test_a_render_of_the_same_view_keeps_its_token_and_another_run_revokes_it():
+    reg = Registry()
+    first, second = Views("run 1"), Views("run 2")
+    token = reg.issue(("s", "cls"), "b-1", first)
+    assert reg.issue(("s", "cls"), "b-1", first) == token  # a rerun: the open socket stays valid
+    ch = reg.claim(token, "b-1")
+    new = reg.issue(("s", "cls"), "b-1", second)  # new settings: a new cursor, a new token
+    assert new != token and reg.claim(token, "b-1") is None and not reg.touch(ch)
+    assert reg.claim(new, "b-1").feed is second
+    reg.revoke(("s", "cls"))
+    assert reg.claim(new, "b-1") is None
+
+
+def test_a_channel_needs_a_browser_cookie():
+    try:
+        Registry().issue(("s", "cls"), "", Views("v"))
+    except ValueError:
+        return
+    raise AssertionError("a token without a browser to bind it to")
+
+
+def test_a_socket_request_needs_the_apps_origin_its_browser_and_the_token_in_its_header():
+    reg = Registry()
+    token = reg.issue(("s", "cls"), "b-1", Views("v"))
+    assert check(headers(token), reg) is not None
+    assert check(headers(token, origin="http://evil.example"), reg) is None  # another site's page
+    assert check(headers(token, origin="http://10.0.0.5:9999"), reg) is None  # another port is another origin
+    assert check({k: v for k, v in headers(token).items() if k != "origin"}, reg) is None
+    assert check(headers(token, browser="b-2"), reg) is None  # another browser
+    assert check(headers(token, browser=None), reg) is None
+    assert check(headers(None), reg) is None
+    assert check({**headers(token), "sec-websocket-protocol": token}, reg) is None  # not our protocol's form
+    assert check(headers("forged"), reg) is None
+
+
+def test_header_parsing():
+    assert offered_token({"sec-websocket-protocol": f"{PROTOCOL}, abc"}) == "abc"
+    assert offered_token({"sec-websocket-protocol": f"{PROTOCOL}"}) is None
+    assert offered_token({"sec-websocket-protocol": "other, abc"}) is None
+    assert cookie({"cookie": f"a=1; {BROWSER_COOKIE}=xyz"}) == "xyz"
+    assert cookie({"cookie": "a=1"}) is None and cookie({"cookie": '"; ;=;"bad'}) is None and cookie({}) is None
+    assert same_origin({"origin": "https://Host:1", "host": "host:1"})
+    assert not same_origin({"origin": "null", "host": "host:1"})
+
+
+def test_a_diverged_loss_is_sent_as_null():
+    assert to_json({"loss": float("nan"), "xs": [1.0, float("inf")], "n": 3}) == '{"loss":null,"xs":[1.0,null],"n":3}'
+
+
+def walk_feed(stop_at: int | None = None) -> tuple[Feed, list]:
+    runs = Runs()
+    cursor = runs.open(LiveSpec("test.channel", ("walk", stop_at), lambda: Walk(1, stop_at=stop_at)))
+    feed = Feed(cursor)
+    shown = []
+
+    def show(frames, seq, status, cursor):
+        shown.append(status)
+        show_frames([{"caption": str(f["x"]), "panels": [], "step": f["step"], "run": f["run"], "n": f["n"]}
+                     for f in frames], key="test.view", seq=seq, status=status)
+
+    feed.show = show
+    return feed, shown
+
+
+def test_a_feed_sends_what_the_labs_show_gives_its_component_and_moves_the_sessions_cursor():
+    feed, shown = walk_feed()
+    first = feed.update()  # no Streamlit script runs here: the component's data is captured
+    assert first["status"] == "paused" and [f["step"] for f in first["frames"]] == [0] and not first["rerun"]
+    feed.cursor.play()
+    steps = []
+    for _ in range(30):
+        data = feed.update()
+        assert data["status"] == "playing" and data["seq"] > first["seq"]
+        steps += [f["step"] for f in data["frames"]]
+    assert steps == sorted(set(steps)) and steps[-1] > 0  # each frame once, in order, the cursor moved on
+    assert all(f["run"] == feed.cursor.serial for f in data["frames"])
+    feed.cursor.runs.scheduler.close()
+
+
+def test_a_run_that_stops_by_itself_tells_the_browser_to_rerun_the_page():
+    feed, shown = walk_feed(stop_at=5)
+    feed.cursor.play()
+    for _ in range(200):
+        data = feed.update()
+        if data["status"] != "playing":
+            break
+    assert data["status"] == "stopped" and data["rerun"] and data["frames"][-1]["step"] == 5
+    assert not feed.update()["rerun"]  # once
+    feed.cursor.runs.scheduler.close()
