@@ -15,7 +15,7 @@ DEPTHS = (5, 10, 20, 40)
 
 
 def deep_net(depth: int, scale: float, width: int = 32, batch: int = 64, seed: int = 0) -> tuple:
-    """The seed's inputs (batch, width), targets (batch, 1), the depth weights (width, width) and the head (1, width)."""
+    """The seed's inputs (batch, width), targets (batch, 1), depth weights (width, width), the head (1, width)."""
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(batch, width, generator=g, dtype=torch.float64)
     target = torch.randn(batch, 1, generator=g, dtype=torch.float64)

@@ -11,6 +11,7 @@ from torch import nn
 
 from sim.autograd.network import NetConfig, Sample, draw
 
+LOSS_CAP = 1e10  # a loss past this has left any meaning: the run is called diverged and stops
 MODULES = {"tanh": nn.Tanh, "relu": nn.ReLU, "sigmoid": nn.Sigmoid}
 
 
@@ -42,7 +43,7 @@ class LoopRun:
     loss: np.ndarray  # (steps,) the loss before each update (nan once it is no longer finite)
     grad: np.ndarray  # (steps,) .grad of the first weight w1[1,1] as the update used it
     fresh: np.ndarray  # (steps,) this step's own dL/dw1[1,1] (what zero_grad would have left in .grad)
-    diverged_at: int | None  # the first step whose loss or gradient was not finite
+    diverged_at: int | None  # the first step whose loss passed LOSS_CAP or whose gradient was not finite
 
 
 def train(config: NetConfig, lr: float, steps: int, zero_grad: bool) -> LoopRun:
@@ -61,7 +62,8 @@ def train(config: NetConfig, lr: float, steps: int, zero_grad: bool) -> LoopRun:
         loss = ((net(x) - y) ** 2).sum()
         loss.backward()
         g = float(w.grad[0, 0])
-        if not (math.isfinite(loss.item()) and all(torch.isfinite(p.grad).all() for p in net.parameters())):
+        finite = all(torch.isfinite(p.grad).all() for p in net.parameters())
+        if not (finite and math.isfinite(loss.item()) and loss.item() <= LOSS_CAP):
             diverged = k
             break
         loss_at[k], grad_at[k] = loss.item(), g

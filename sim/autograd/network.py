@@ -49,7 +49,8 @@ def draw(config: NetConfig) -> Sample:
     config.check()
     rng = random.Random(config.seed)
     sizes = config.sizes
-    weights = [[[rng.uniform(-1, 1) for _ in range(a)] for _ in range(b)] for a, b in zip(sizes, sizes[1:])]
+    pairs = zip(sizes, sizes[1:], strict=False)
+    weights = [[[rng.uniform(-1, 1) for _ in range(a)] for _ in range(b)] for a, b in pairs]
     biases = [[rng.uniform(-1, 1) for _ in range(b)] for b in sizes[1:]]
     x = [round(rng.uniform(-1, 1), 2) for _ in range(config.n_in)]  # short inputs, easy to read on the graph
     return Sample(weights, biases, x, round(rng.uniform(-1, 1), 2))

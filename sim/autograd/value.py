@@ -94,8 +94,12 @@ class Value:
 
     # ---------- backpropagation ----------
     def backward(self) -> None:
-        """d self / d node into every node's grad (added to what is there, as torch does), self.grad = 1."""
+        """d self / d node into every node's grad. As torch: a leaf's grad adds to what is there (zero it between
+        steps), an intermediate node's is this pass's alone."""
         order = topological(self)
+        for node in order:
+            if node._parents:
+                node.grad = 0.0
         self.grad = 1.0
         for node in reversed(order):
             for parent, local in zip(node._parents, node._local, strict=True):
