@@ -152,3 +152,28 @@ def step(config: NetConfig, lr: float, sample: Sample | None = None) -> tuple[Sa
 
 def finite(g: Graph) -> bool:
     return all(math.isfinite(n.data) and math.isfinite(n.grad) for n in g.nodes)
+
+
+PHASES = ("forward", "backward", "update")
+
+
+@dataclass(frozen=True)
+class Stage:
+    """What is known at position k of a pass: each node's value and gradient (None: not computed yet)."""
+
+    values: list[float | None]
+    grads: list[float | None]
+    current: int | None  # the node computed last (forward) or whose gradient was found last (backward)
+
+
+def stage(g: Graph, phase: str, k: int) -> Stage:
+    """Forward: the first k nodes of the forward order have values. Backward: every value, and the gradients of the
+    last k nodes (reverse order: a node's gradient is final once every node it feeds has its own). Update: all."""
+    n = len(g.nodes)
+    k = max(0, min(k, n))
+    if phase == "forward":
+        return Stage([v.data if i < k else None for i, v in enumerate(g.nodes)], [None] * n, k - 1 if k else None)
+    values = [v.data for v in g.nodes]
+    if phase == "backward":
+        return Stage(values, [v.grad if i >= n - k else None for i, v in enumerate(g.nodes)], n - k if k else None)
+    return Stage(values, [v.grad for v in g.nodes], None)
