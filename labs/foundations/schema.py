@@ -36,7 +36,7 @@ SCHEMA = [
     Param("ax", "float", 3.0, lo=-5.0, hi=5.0, step=0.1),
     Param("ay", "float", 1.0, lo=-5.0, hi=5.0, step=0.1),
     Param("bx", "float", 1.0, lo=-5.0, hi=5.0, step=0.1),
-    Param("by", "float", 2.0, lo=-5.0, hi=5.0, step=0.1),
+    Param("by", "float", 3.0, lo=-5.0, hi=5.0, step=0.1),
     Param("scalar", "float", 1.5, lo=-3.0, hi=3.0, step=0.1),
     # two 2×2 matrices (row by row)
     *(Param(f"{m}{i}", "float", v, lo=-3.0, hi=3.0, step=0.1)

@@ -87,7 +87,7 @@ def graph_figure(names: Sequence[str], ops: Sequence[str], parents: Sequence[Seq
                     symbol=["square" if is_leaf else "circle" for is_leaf in leaf],
                     line=dict(color=[ALARM if i == current else c for i, c in enumerate(colour)],
                               width=[4 if i == current else 1.5 for i in range(len(names))]))))
-    height = max(360, 46 * max(np.bincount(pos[:, 0].astype(int) - int(pos[:, 0].min()))))
+    height = max(360, 58 * int(max(np.unique(pos[:, 0], return_counts=True)[1])))  # a node's box, and a gap
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor="#ffffff")
     fig.update_xaxes(visible=False, range=[pos[:, 0].min() - 0.5, pos[:, 0].max() + 0.5])
     fig.update_yaxes(visible=False, range=[0, 1])
@@ -150,7 +150,7 @@ def _arrow(fig: go.Figure, start, end, colour: str, name: str, dash: str | None 
     fig.add_annotation(x=end[0], y=end[1], ax=start[0], ay=start[1], xref="x", yref="y", axref="x", ayref="y",
                        showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=2.5, arrowcolor=colour, text="")
     fig.add_trace(go.Scatter(x=[start[0], end[0]], y=[start[1], end[1]], mode="lines", name=name,
-                             line=dict(color=colour, width=2.5, dash=dash), hoverinfo="name"))
+                             showlegend=bool(name), line=dict(color=colour, width=2.5, dash=dash), hoverinfo="name"))
 
 
 def vectors_figure(a, b, total, scaled, projection, labels: dict) -> go.Figure:
