@@ -83,7 +83,7 @@ def graph_figure(names: Sequence[str], ops: Sequence[str], parents: Sequence[Seq
     fig.add_trace(go.Scatter(
         x=pos[:, 0], y=pos[:, 1], mode="markers+text", text=text, textposition="middle center",
         textfont=dict(size=10, color=INK), hovertext=hover, hoverinfo="text", showlegend=False,
-        marker=dict(size=[34 if is_leaf else 40 for is_leaf in leaf], color=[tint(c, 0.25) for c in colour],
+        marker=dict(size=[34 if is_leaf else 40 for is_leaf in leaf], color=[tint(c, 0.25) for c in colour], opacity=1,
                     symbol=["square" if is_leaf else "circle" for is_leaf in leaf],
                     line=dict(color=[ALARM if i == current else c for i, c in enumerate(colour)],
                               width=[4 if i == current else 1.5 for i in range(len(names))]))))
