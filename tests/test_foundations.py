@@ -189,3 +189,11 @@ def test_the_other_figures_draw_what_they_are_given():
     fig = plots.throughput_figure([("cpu", 3e10, True), ("gpu", 3e14, False)], {"axis": "x", "measured": "m",
                                                                                  "published": "p"})
     assert [d.name for d in fig.data] == ["m", "p"] and fig.layout.xaxis.type == "log"
+
+
+def test_the_benchmark_runs_the_functions_the_page_calls(capsys):
+    from benchmarks import foundations
+
+    foundations.main(["--no-matmul"])
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 8 and all(line.rstrip().endswith(" ms") for line in lines)
