@@ -12,7 +12,7 @@ from sim.autograd.network import NetConfig, forward_backward, stage
 from sim.linalg import matrices as mx
 from sim.linalg.matmul import ARTICLE_N, cpu_threads, time_matmul
 from sim.linalg.vectors import analyse
-from sim.plots.foundations import graph_figure, plane_figure, vectors_figure
+from sim.plots.foundations import graph_figure, plane_figure, vector_pad_payload
 
 
 def best_ms(f, repeats: int = 5) -> float:
@@ -45,8 +45,8 @@ def main(argv=None) -> None:
         "depth: 3 activations, depth 20, and the sweep": lambda: ([layer_grad_norms(a, 20, 1.0) for a in
                                                                    ("sigmoid", "tanh", "relu")],
                                                                   first_layer_by_depth(1.0)),
-        "vectors: numbers and figure": lambda: vectors_figure(*(lambda r: (r.a, r.b, r.total, r.scaled, r.projection))(
-            analyse((3, 1), (1, 3), 1.5)), {k: k for k in ("a", "b", "sum", "scaled", "proj")}),
+        "vectors: numbers and the pad's payload": lambda: (lambda r: vector_pad_payload(
+            r.a, r.b, r.total, r.scaled, r.projection, 5.0, 0.1, {}))(analyse((3, 1), (1, 3), 1.5)),
         "matrices: two plane figures": lambda: [plane_figure([("A", mx.grid_lines(m), mx.unit_square(m))] * 2,
                                                              {"before": "b", "after": "a"})
                                                 for m in (mx.PRESETS["shear"], mx.PRESETS["rotate45"])],

@@ -179,9 +179,10 @@ def test_the_other_figures_draw_what_they_are_given():
     fig = plots.depth_figure({"relu": np.array([1.0, 0.0])}, {"relu": np.array([1.0, 2.0])}, (5, 10),
                              {k: k for k in ("per_layer", "by_depth", "layer", "depth", "norm")})
     assert min(fig.data[0].y) > 0  # a zero norm is drawn at the floor of the log scale, not dropped
-    names = {k: k for k in ("a", "b", "sum", "scaled", "proj")}
-    fig = plots.vectors_figure((1, 0), (0, 1), (1, 1), (2, 0), None, names)
-    assert {d.name for d in fig.data if d.showlegend is not False} == {"a", "b", "sum", "scaled"}
+    r = analyse((3, 1), (0, 0), 1.5)
+    pad = plots.vector_pad_payload(r.a, r.b, r.total, r.scaled, r.projection, 5.0, 0.1, {"a": "a"})
+    assert pad["a"] == [3.0, 1.0] and pad["derived"]["total"] == [3.0, 1.0] and pad["derived"]["scaled"] == [4.5, 1.5]
+    assert pad["derived"]["projection"] is None and pad["range"] > pad["limit"] == 5.0  # no projection onto 0
     fig = plots.plane_figure([("A", mx.grid_lines(mx.MIRROR), mx.unit_square(mx.MIRROR))],
                              {"before": "b", "after": "a"})
     square = next(d for d in fig.data if d.name == "a")

@@ -67,9 +67,11 @@ def changed(now: np.ndarray, before: np.ndarray) -> None:
 
 def test_vectors_and_maps_redraw_and_a_zero_vector_is_a_message(server, page):
     open_page(page, f"{server}/foundations?lang=en&section=vectors")
-    before = eventually(lambda: shot(page))
+    pad = page.locator('[data-testid="vector-pad"] canvas')
+    pad.wait_for(timeout=60_000)
+    before = pixels(pad)
     press(page, EN["fnd.vec.preset.opposite"])
-    eventually(lambda: changed(shot(page), before))
+    eventually(lambda: changed(pixels(pad), before))
     press(page, EN["fnd.vec.preset.zero"])
     page.get_by_text(EN["fnd.vec.zero"].split(":")[1].strip()[:30]).first.wait_for(timeout=30_000)
     no_exception(page)
@@ -80,3 +82,33 @@ def test_vectors_and_maps_redraw_and_a_zero_vector_is_a_message(server, page):
     page.locator(".st-key-fnd-measure button").click()
     page.get_by_text("GFLOP/s").first.wait_for(timeout=60_000)
     no_exception(page)
+
+
+def handle_xy(box: dict, p: tuple[float, float], R: float = 5.5) -> tuple[float, float]:
+    """The screen point of plane point p on the pad (it shows [−R, R]²)."""
+    return box["x"] + (p[0] + R) / (2 * R) * box["width"], box["y"] + (R - p[1]) / (2 * R) * box["height"]
+
+
+def test_dragging_a_vector_moves_it_and_the_server_recomputes_the_numbers(server, page):
+    open_page(page, f"{server}/foundations?lang=en&section=vectors&ax=3&ay=1&bx=1&by=3")
+    pad = page.locator('[data-testid="vector-pad"] canvas')
+    pad.wait_for(timeout=60_000)
+    pad.scroll_into_view_if_needed()
+    before = pixels(pad)
+    box = pad.bounding_box()
+    page.mouse.move(*handle_xy(box, (3, 1)))
+    page.mouse.down()
+    for i in range(1, 11):  # to (−2, 2) in ten moves
+        page.mouse.move(*handle_xy(box, (3 - 0.5 * i, 1 + 0.1 * i)))
+    page.mouse.up()
+    page.wait_for_function("() => { const q = new URLSearchParams(location.search);"
+                           " return q.get('ax') === '-2' && q.get('ay') === '2'; }", timeout=30_000)
+    main = page.locator('[data-testid="stMain"]')
+    eventually(lambda: _shows(main, "a = (−2, 2)".replace("−", "-")))
+    assert np.abs(pixels(pad) - before).mean() > 0.5  # the picture moved with it
+    assert page.locator('[data-testid="stSlider"]').filter(has_text=EN["fnd.ax"]).inner_text().find("-2") >= 0
+    no_exception(page)
+
+
+def _shows(locator, text: str) -> None:
+    assert text in locator.inner_text().replace("\\", ""), text

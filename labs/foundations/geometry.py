@@ -5,11 +5,12 @@ import math
 import streamlit as st
 
 from labs.foundations.schema import PAGE, SCHEMA
+from labs.foundations.vector_pad import vector_pad
 from sim.gpu.memsim import GPUS
 from sim.linalg import matrices as mx
 from sim.linalg.matmul import ARTICLE_N, Timing, TooLarge, check_size, cpu_threads, flops, matrix_bytes, time_matmul
 from sim.linalg.vectors import ARTICLE_VECTOR, analyse, norm
-from sim.plots.foundations import plane_figure, throughput_figure, vectors_figure
+from sim.plots.foundations import plane_figure, throughput_figure
 from sim.plots.shapes import human_bytes
 from ui import charts
 from ui.course import course_note
@@ -43,8 +44,7 @@ def vectors_section(state: PageState) -> None:
     v = state.values
     r = analyse((v["ax"], v["ay"]), (v["bx"], v["by"]), v["scalar"])
     left, right = st.columns([3, 2], gap="medium")
-    labels = {k: t(f"fnd.vec.fig.{k}", k=f"{r.k:g}") for k in ("a", "b", "sum", "scaled", "proj")}
-    charts.plotly_chart(left, vectors_figure(r.a, r.b, r.total, r.scaled, r.projection, labels), key="fnd.fig_vec")
+    vector_pad(state, r, left)
     with right:
         st.markdown(t("fnd.vec.numbers", a=fmt(r.a), b=fmt(r.b), sum=fmt(r.total), k=f"{r.k:g}", scaled=fmt(r.scaled),
                       na=f"{r.norm_a:.4g}", nb=f"{r.norm_b:.4g}", ax=f"{r.a[0]:g}", ay=f"{r.a[1]:g}",

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from sim.plots.palette import ALARM, BLUE, GOOD, GUIDE, INK, NEUTRAL, ORANGE, PURPLE, rgba, tint
+from sim.plots.palette import ALARM, BLUE, GOOD, GUIDE, INK, NEUTRAL, ORANGE, rgba, tint
 
 MARGIN = dict(l=40, r=10, t=40, b=30)
 OPS = {"+": "+", "-": "−", "*": "×", "neg": "−x", "tanh": "tanh", "relu": "ReLU", "sigmoid": "σ", "exp": "exp",
@@ -145,39 +145,6 @@ def depth_figure(norms: dict[str, np.ndarray], sweep: dict[str, np.ndarray], dep
     return fig
 
 
-# ---------- vectors ----------
-def _arrow(fig: go.Figure, start, end, colour: str, name: str, dash: str | None = None) -> None:
-    fig.add_annotation(x=end[0], y=end[1], ax=start[0], ay=start[1], xref="x", yref="y", axref="x", ayref="y",
-                       showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=2.5, arrowcolor=colour, text="")
-    fig.add_trace(go.Scatter(x=[start[0], end[0]], y=[start[1], end[1]], mode="lines", name=name,
-                             showlegend=bool(name), line=dict(color=colour, width=2.5, dash=dash), hoverinfo="name"))
-
-
-def vectors_figure(a, b, total, scaled, projection, labels: dict) -> go.Figure:
-    """a, b from the origin, a + b (b drawn again from a's tip), k·a, and the projection of a on b with the dropped
-    perpendicular. labels: "a", "b", "sum", "scaled", "proj"."""
-    fig = go.Figure()
-    o = (0.0, 0.0)
-    _arrow(fig, a, total, tint(BLUE, 0.45), "", dash="dot")
-    _arrow(fig, o, total, PURPLE, labels["sum"])
-    _arrow(fig, o, scaled, tint(ORANGE, 0.55), labels["scaled"], dash="dash")
-    if projection is not None:
-        _arrow(fig, o, projection, GOOD, labels["proj"])
-        fig.add_trace(go.Scatter(x=[a[0], projection[0]], y=[a[1], projection[1]], mode="lines", showlegend=False,
-                                 line=dict(color=GOOD, width=1, dash="dot"), hoverinfo="skip"))
-    _arrow(fig, o, a, ORANGE, labels["a"])
-    _arrow(fig, o, b, BLUE, labels["b"])
-    pts = np.array([o, a, b, total, scaled] + ([projection] if projection is not None else []), dtype=float)
-    r = max(2.0, float(np.abs(pts).max()) * 1.15)
-    fig.update_xaxes(range=[-r, r], zeroline=True, zerolinecolor=GUIDE, dtick=1 if r <= 8 else None)
-    fig.update_yaxes(range=[-r, r], zeroline=True, zerolinecolor=GUIDE, scaleanchor="x", scaleratio=1,
-                     dtick=1 if r <= 8 else None)
-    fig.update_layout(height=460, margin=MARGIN, legend=dict(orientation="h", y=-0.12), plot_bgcolor="#ffffff")
-    fig.update_xaxes(showgrid=True, gridcolor=tint(GUIDE, 0.25))
-    fig.update_yaxes(showgrid=True, gridcolor=tint(GUIDE, 0.25))
-    return fig
-
-
 # ---------- 2×2 maps ----------
 def plane_figure(panels: Sequence[tuple[str, list[np.ndarray], np.ndarray]], labels: dict) -> go.Figure:
     """One panel per map: (title, its grid lines, its unit square's corners). The untouched grid and square are
@@ -261,3 +228,11 @@ def local_formula(op: str, parent_index: int, parent_values: Sequence[float], va
     if op == "neg":
         return "−1"
     return "…"
+
+
+def vector_pad_payload(a, b, total, scaled, projection, limit: float, step: float, labels: dict) -> dict:
+    """What the vector pad (labs/foundations/vector_pad.js) draws: a and b (which the user drags, within ±limit on a
+    grid of `step`), the arrows computed from them, and its texts. labels: "a", "b", "help"."""
+    pair = lambda v: None if v is None else [float(v[0]), float(v[1])]  # noqa: E731
+    return {"a": pair(a), "b": pair(b), "range": limit + 0.5, "limit": limit, "step": step, "labels": labels,
+            "derived": {"a": pair(a), "total": pair(total), "scaled": pair(scaled), "projection": pair(projection)}}
