@@ -28,7 +28,11 @@ def test_every_section_in_both_languages(lang, section):
     cat = catalogue(lang)
     assert not at.exception and not at.error
     assert at.title[0].value == cat["fnd.title"]
-    assert at.get("plotly_chart")
+    if section == "vectors":  # the canvas pad, with a and b from the page's values
+        (pad,) = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("mlsim_vector_pad")]
+        assert '"a": [3.0, 1.0]' in pad.proto.json
+    else:
+        assert at.get("plotly_chart")
 
 
 def test_stepping_forward_then_backward_then_the_update():

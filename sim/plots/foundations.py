@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from sim.plots.palette import ALARM, BLUE, GOOD, GUIDE, INK, NEUTRAL, ORANGE, rgba, tint
+from sim.plots.palette import ALARM, BLUE, GOOD, GUIDE, INK, NEUTRAL, ORANGE, WHITE, rgba, tint
 
 MARGIN = dict(l=40, r=10, t=40, b=30)
 OPS = {"+": "+", "-": "−", "*": "×", "neg": "−x", "tanh": "tanh", "relu": "ReLU", "sigmoid": "σ", "exp": "exp",
@@ -72,7 +72,7 @@ def graph_figure(names: Sequence[str], ops: Sequence[str], parents: Sequence[Seq
         fig.add_trace(go.Scatter(x=[pos[p, 0], pos[c, 0]], y=[pos[p, 1], pos[c, 1]], mode="lines",
                                  line=dict(color=ALARM, width=3), hoverinfo="skip", showlegend=False))
         fig.add_annotation(x=(pos[p, 0] + pos[c, 0]) / 2, y=(pos[p, 1] + pos[c, 1]) / 2, text=note, showarrow=False,
-                           font=dict(color=ALARM, size=12), bgcolor=rgba("#ffffff", 0.85))
+                           font=dict(color=ALARM, size=12), bgcolor=rgba(WHITE, 0.85))
     leaf = [not ps for ps in parents]
     colour = [GOOD if g is not None else BLUE if v is not None else tint(NEUTRAL, 0.4)
               for v, g in zip(values, grads, strict=True)]
@@ -88,7 +88,7 @@ def graph_figure(names: Sequence[str], ops: Sequence[str], parents: Sequence[Seq
                     line=dict(color=[ALARM if i == current else c for i, c in enumerate(colour)],
                               width=[4 if i == current else 1.5 for i in range(len(names))]))))
     height = max(360, 58 * int(max(np.unique(pos[:, 0], return_counts=True)[1])))  # a node's box, and a gap
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor="#ffffff")
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor=WHITE)
     fig.update_xaxes(visible=False, range=[pos[:, 0].min() - 0.5, pos[:, 0].max() + 0.5])
     fig.update_yaxes(visible=False, range=[0, 1])
     return fig
@@ -170,7 +170,7 @@ def plane_figure(panels: Sequence[tuple[str, list[np.ndarray], np.ndarray]], lab
         fig.update_xaxes(range=[-reach, reach], zeroline=True, zerolinecolor=GUIDE, showgrid=False, row=1, col=col)
         fig.update_yaxes(range=[-reach, reach], zeroline=True, zerolinecolor=GUIDE, showgrid=False,
                          scaleanchor=f"x{axis}", scaleratio=1, row=1, col=col)
-    fig.update_layout(height=400 if len(panels) > 1 else 420, margin=MARGIN, plot_bgcolor="#ffffff",
+    fig.update_layout(height=400 if len(panels) > 1 else 420, margin=MARGIN, plot_bgcolor=WHITE,
                       legend=dict(orientation="h", y=-0.1))
     return fig
 
