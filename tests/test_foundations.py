@@ -198,3 +198,19 @@ def test_the_benchmark_runs_the_functions_the_page_calls(capsys):
     foundations.main(["--no-matmul"])
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 8 and all(line.rstrip().endswith(" ms") for line in lines)
+
+
+def test_direction_commute_ratio_and_last_loss():
+    from sim.autograd.depth import first_to_last
+    from sim.autograd.loop import LoopRun
+    from sim.linalg.vectors import direction
+
+    assert [analyse(a, b, 1).kind for a, b in (((1, 2), (2, 4)), ((1, 2), (-2, 1)), ((1, 2), (-1, -2)),
+                                                ((1, 0), (1, 1)), ((1, 0), (-1, 1)), ((0, 0), (1, 1)))] == \
+        ["same", "perpendicular", "opposite", "acute", "obtuse", None]
+    assert direction(None) is None
+    assert mx.commute(mx.rotation(30), mx.rotation(75)) and not mx.commute(mx.MIRROR, mx.rotation(45))
+    assert mx.commute(mx.PRESETS["identity"], mx.PRESETS["shear"])
+    assert first_to_last(np.array([1e-6, 0.5, 2.0])) == 5e-7 and first_to_last(np.array([1.0, 0.0])) == math.inf
+    run = LoopRun(np.array([3.0, 2.0, np.nan, np.nan]), np.zeros(4), np.zeros(4), 2)
+    assert run.last_loss == 2.0

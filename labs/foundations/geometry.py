@@ -1,7 +1,5 @@
 """The vectors and matrices sections: two 2-D vectors and everything measured between them; 2×2 matrices as maps of
 the plane, composition, AB ≠ BA, the transpose; what a matrix product costs and takes on this CPU."""
-import math
-
 import streamlit as st
 
 from labs.foundations.schema import PAGE, SCHEMA
@@ -55,9 +53,7 @@ def vectors_section(state: PageState) -> None:
             st.markdown(t("fnd.vec.angle", dot=f"{r.dot:.4g}", na=f"{r.norm_a:.4g}", nb=f"{r.norm_b:.4g}",
                           cos=f"{r.cos:.4f}", angle=f"{r.angle_deg:.1f}", proj=fmt(r.projection),
                           coef=f"{r.dot / r.norm_b ** 2:.4g}"))
-            kind = "same" if r.cos > 0.999999 else "opposite" if r.cos < -0.999999 else \
-                "perpendicular" if abs(r.cos) < 1e-9 else "acute" if r.cos > 0 else "obtuse"
-            st.info(t(f"fnd.vec.kind.{kind}"), icon=":material/explore:")
+            st.info(t(f"fnd.vec.kind.{r.kind}"), icon=":material/explore:")
     x = ARTICLE_VECTOR
     course_note(t("fnd.vec.course.says"), t("fnd.vec.course.shows", x=f"{x[0]:g}", y=f"{x[1]:g}", z=f"{x[2]:g}",
                                             s=f"{sum(c * c for c in x):g}", norm=f"{norm(x):.4f}",
@@ -123,8 +119,7 @@ def matrices_section(state: PageState) -> None:
                                           (t("fnd.mat.fig.ba"), mx.grid_lines(BA), mx.unit_square(BA))], labels),
                         key="fnd.fig_compose")
     st.latex(r"AB = " + latex(AB) + r",\quad BA = " + latex(BA))
-    same = all(math.isclose(x, y, abs_tol=1e-12) for x, y in zip(AB, BA, strict=True))
-    st.markdown(t("fnd.mat.compose.same" if same else "fnd.mat.compose.differ", c11=f"{AB[0]:.3g}",
+    st.markdown(t("fnd.mat.compose.same" if mx.commute(A, B) else "fnd.mat.compose.differ", c11=f"{AB[0]:.3g}",
                   a11=f"{A[0]:g}", a12=f"{A[1]:g}", b11=f"{B[0]:g}", b21=f"{B[2]:g}"))
     cost_part(state)
 

@@ -1,11 +1,10 @@
 """The training loop's calls (zero_grad, no_grad, eval) on the backprop section's network, and gradient norms with
 depth for sigmoid, tanh and ReLU: every number measured with torch.autograd here."""
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from labs.foundations.backprop import network_controls
-from sim.autograd.depth import DEPTHS, first_layer_by_depth, layer_grad_norms
+from sim.autograd.depth import DEPTHS, first_layer_by_depth, first_to_last, layer_grad_norms
 from sim.autograd.loop import LOSS_CAP, LoopRun, Saved, dropout_outputs, saved_for_backward, train
 from sim.autograd.network import NetConfig
 from sim.plots.foundations import depth_figure, loop_figure, saved_figure
@@ -41,9 +40,8 @@ def zero_grad_part(state: PageState, config: NetConfig) -> None:
         if run.diverged_at is not None:
             st.warning(t("fnd.loop.diverged", run=names[name], step=run.diverged_at + 1, cap=f"{LOSS_CAP:.0e}"),
                        icon=":material/trending_up:")
-    last = {name: run.loss[~np.isnan(run.loss)][-1] for name, run in (("with", with_zero), ("without", without))}
-    st.markdown(t("fnd.loop.zero.result", steps=steps, with_loss=f"{last['with']:.3g}",
-                  without_loss=f"{last['without']:.3g}", g3=f"{without.grad[min(2, steps - 1)]:.4g}",
+    st.markdown(t("fnd.loop.zero.result", steps=steps, with_loss=f"{with_zero.last_loss:.3g}",
+                  without_loss=f"{without.last_loss:.3g}", g3=f"{without.grad[min(2, steps - 1)]:.4g}",
                   f3=", ".join(f"{x:.4g}" for x in without.fresh[:3])))
 
 
@@ -111,7 +109,7 @@ def depth_section(state: PageState) -> None:
                                               for k in ("per_layer", "by_depth", "layer", "depth", "norm")})
     charts.plotly_chart(st, fig, key="fnd.fig_depth")
     for a, n in norms.items():
-        ratio = n[0] / n[-1] if n[-1] > 0 else float("inf")
+        ratio = first_to_last(n)
         st.markdown(t("fnd.depth.ratio", act=t(f"fnd.d_act.{a}"), first=f"{n[0]:.3g}", last=f"{n[-1]:.3g}",
                       ratio=f"{ratio:.3g}", depth=depth))
     st.caption(t("fnd.depth.how"))

@@ -40,6 +40,11 @@ def layer_grad_norms(activation: str, depth: int, scale: float, width: int = 32,
     return np.array([float(gr.norm()) for gr in grads])
 
 
+def first_to_last(norms: np.ndarray) -> float:
+    """‖dL/dW_1‖ / ‖dL/dW_depth‖: below 1 the gradient shrank on its way back to the input, above 1 it grew."""
+    return float(norms[0] / norms[-1]) if norms[-1] > 0 else float("inf")
+
+
 def first_layer_by_depth(scale: float, depths: tuple[int, ...] = DEPTHS, seed: int = 0) -> dict[str, np.ndarray]:
     """Per activation, ‖dL/dW_1‖ (the layer next to the input) for each depth: how much gradient is left there."""
     return {a: np.array([layer_grad_norms(a, d, scale, seed=seed)[0] for d in depths]) for a in ACTIVATIONS}

@@ -45,6 +45,12 @@ class LoopRun:
     fresh: np.ndarray  # (steps,) this step's own dL/dw1[1,1] (what zero_grad would have left in .grad)
     diverged_at: int | None  # the first step whose loss passed LOSS_CAP or whose gradient was not finite
 
+    @property
+    def last_loss(self) -> float:
+        """The loss of the last step that was taken (before a divergence stopped the run)."""
+        taken = self.loss[~np.isnan(self.loss)]
+        return float(taken[-1]) if len(taken) else float("nan")
+
 
 def train(config: NetConfig, lr: float, steps: int, zero_grad: bool) -> LoopRun:
     """`steps` SGD updates on the sample, calling optimizer.zero_grad() before each backward() or not."""

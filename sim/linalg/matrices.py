@@ -23,6 +23,12 @@ def product(a: Matrix, b: Matrix) -> Matrix:
     return tuple(sum(a[2 * i + k] * b[2 * k + j] for k in range(2)) for i in range(2) for j in range(2))
 
 
+def commute(a: Matrix, b: Matrix, tol: float = 1e-12) -> bool:
+    """AB = BA (to rounding): doing one map then the other is the same as the other way round."""
+    return all(math.isclose(x, y, rel_tol=1e-9, abs_tol=tol) for x, y in zip(product(a, b), product(b, a),
+                                                                             strict=True))
+
+
 def transpose(m: Matrix) -> Matrix:
     return (m[0], m[2], m[1], m[3])
 

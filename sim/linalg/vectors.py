@@ -42,6 +42,18 @@ class VectorReport:
     angle_deg: float | None
     projection: tuple[float, float] | None  # the projection of a on b; None when b is zero
     zero: tuple[str, ...]  # which of "a", "b" is the zero vector
+    kind: str | None  # "same", "opposite", "perpendicular", "acute" or "obtuse"; None: a zero vector
+
+
+def direction(cos: float | None, tol: float = 1e-9) -> str | None:
+    """How two directions relate, from their cosine (the article's three cases, and the two between them)."""
+    if cos is None:
+        return None
+    if cos >= 1 - tol:
+        return "same"
+    if cos <= -1 + tol:
+        return "opposite"
+    return "perpendicular" if abs(cos) <= tol else "acute" if cos > 0 else "obtuse"
 
 
 def analyse(a: Sequence[float], b: Sequence[float], k: float) -> VectorReport:
@@ -51,4 +63,4 @@ def analyse(a: Sequence[float], b: Sequence[float], k: float) -> VectorReport:
     proj = None if nb == 0 else tuple(dot(a, b) / nb ** 2 * x for x in b)
     return VectorReport(a, b, k, (a[0] + b[0], a[1] + b[1]), (k * a[0], k * a[1]), norm(a), nb, dot(a, b), c,
                         None if c is None else math.degrees(math.acos(c)), proj,
-                        tuple(name for name, v in (("a", a), ("b", b)) if norm(v) == 0))
+                        tuple(name for name, v in (("a", a), ("b", b)) if norm(v) == 0), direction(c))
