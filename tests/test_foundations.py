@@ -214,3 +214,15 @@ def test_direction_commute_ratio_and_last_loss():
     assert first_to_last(np.array([1e-6, 0.5, 2.0])) == 5e-7 and first_to_last(np.array([1.0, 0.0])) == math.inf
     run = LoopRun(np.array([3.0, 2.0, np.nan, np.nan]), np.zeros(4), np.zeros(4), 2)
     assert run.last_loss == 2.0
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not matmul.cuda_available(), reason="needs a CUDA device")
+def test_a_cuda_timing_is_labelled_with_its_device_and_runs_in_bf16():
+    import torch
+
+    t = matmul.time_matmul_cuda(1024)
+    assert t.device == torch.cuda.get_device_name() and t.threads == 0 and t.seconds > 0
+    assert math.isclose(t.gflops, 2 * 1024 ** 3 / t.seconds / 1e9)
+    with pytest.raises(matmul.TooLarge):
+        matmul.time_matmul_cuda(1 << 20)  # 6 TiB of bf16: refused before anything is allocated

@@ -6,7 +6,18 @@ from labs.foundations.schema import PAGE, SCHEMA
 from labs.foundations.vector_pad import vector_pad
 from sim.gpu.memsim import GPUS
 from sim.linalg import matrices as mx
-from sim.linalg.matmul import ARTICLE_N, Timing, TooLarge, check_size, cpu_threads, flops, matrix_bytes, time_matmul
+from sim.linalg.matmul import (
+    ARTICLE_N,
+    Timing,
+    TooLarge,
+    check_size,
+    cpu_threads,
+    cuda_available,
+    flops,
+    matrix_bytes,
+    time_matmul,
+    time_matmul_cuda,
+)
 from sim.linalg.vectors import ARTICLE_VECTOR, analyse, norm
 from sim.plots.foundations import plane_figure, throughput_figure
 from sim.plots.shapes import human_bytes
@@ -126,15 +137,22 @@ def matrices_section(state: PageState) -> None:
 
 # ---------- the cost of a matrix product ----------
 @st.cache_resource(show_spinner=False)
-def timings() -> dict[int, tuple[Timing, Timing]]:
-    """Each size timed once per app process (1 thread, all threads); shared by every session, written once."""
+def timings() -> dict[int, list[Timing]]:
+    """Each size timed once per app process (1 thread, all threads, and the CUDA device where there is one); shared
+    by every session, written once."""
     return {}
 
 
 def measure(n: int) -> None:
     store = timings()
     if n not in store:
-        store[n] = (time_matmul(n, 1), time_matmul(n, cpu_threads()))
+        runs = [time_matmul(n, 1), time_matmul(n, cpu_threads())]
+        if cuda_available():
+            try:
+                runs.append(time_matmul_cuda(n))
+            except TooLarge:
+                pass  # the CPU figures stand alone; the device's memory is said nowhere else
+        store[n] = runs
 
 
 def cost_part(state: PageState) -> None:
@@ -161,14 +179,14 @@ def cost_part(state: PageState) -> None:
     if measured is None:
         st.caption(t("fnd.cost.not_yet"))
         return
-    one, every = measured
-    rows = [(t("fnd.cost.here", threads=one.threads), one.gflops * 1e9, True),
-            (t("fnd.cost.here", threads=every.threads), every.gflops * 1e9, True)]
+    rows = [(t("fnd.cost.here", threads=m.threads) if m.device == "cpu" else t("fnd.cost.here_cuda", name=m.device),
+             m.gflops * 1e9, True) for m in measured]
     rows += [(t("fnd.cost.published", name=g.name), g.peak_flops, False) for g in GPUS.values()]
-    for timing in (one, every):
-        st.markdown(t("fnd.cost.result", n=n, threads=timing.threads, s=f"{timing.seconds:.3g}",
-                      gflops=f"{timing.gflops:.1f}", a100=f"{flops(n, n, n) / a100 * 1e3:.3g}",
-                      ratio=f"{a100 / (timing.gflops * 1e9):,.0f}"))
+    for m in measured:
+        args = dict(n=n, s=f"{m.seconds:.3g}", gflops=f"{m.gflops:.1f}", a100=f"{flops(n, n, n) / a100 * 1e3:.3g}",
+                    ratio=f"{a100 / (m.gflops * 1e9):,.1f}")
+        st.markdown(t("fnd.cost.result", threads=m.threads, **args) if m.device == "cpu" else
+                    t("fnd.cost.result_cuda", name=m.device, **args))
     charts.plotly_chart(st, throughput_figure(rows, {"axis": t("fnd.cost.axis"), "measured": t("fnd.cost.measured"),
                                                      "published": t("fnd.cost.published_legend")}),
                         key="fnd.fig_cost")

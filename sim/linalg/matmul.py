@@ -58,8 +58,9 @@ def check_size(n: int) -> None:
 class Timing:
     n: int
     threads: int
-    seconds: float  # the faster of two runs, after a warm-up
+    seconds: float  # CPU: the fastest of the runs after a warm-up; CUDA: the median, by CUDA events
     gflops: float  # 2n³ / seconds / 1e9
+    device: str = "cpu"  # "cpu", or the CUDA device's name (then bf16 and threads = 0)
 
 
 def time_matmul(n: int, threads: int, repeats: int = 2) -> Timing:
@@ -80,6 +81,37 @@ def time_matmul(n: int, threads: int, repeats: int = 2) -> Timing:
         finally:
             torch.set_num_threads(before)
     return Timing(n, threads, best, flops(n, n, n) / best / 1e9)
+
+
+def cuda_available() -> bool:
+    return torch.cuda.is_available()
+
+
+def time_matmul_cuda(n: int, repeats: int = 5) -> Timing:
+    """C = A @ B in bf16 on the CUDA device (the dtype of the published Tensor Core peaks): a warm-up, then the
+    median of `repeats` runs timed by CUDA events. Refused (TooLarge) past half the device's free memory."""
+    need = 3 * n * n * 2
+    free, _ = torch.cuda.mem_get_info()
+    if need > free // 2:
+        raise TooLarge(need, free // 2)
+    with _LOCK:
+        g = torch.Generator(device="cuda").manual_seed(0)
+        a = torch.randn(n, n, generator=g, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, n, generator=g, device="cuda", dtype=torch.bfloat16)
+        torch.mm(a, b)
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(repeats):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            torch.mm(a, b)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) / 1e3)
+        del a, b
+        torch.cuda.empty_cache()
+    seconds = sorted(times)[len(times) // 2]
+    return Timing(n, 0, seconds, flops(n, n, n) / seconds / 1e9, torch.cuda.get_device_name())
 
 
 def cpu_threads() -> int:
