@@ -32,6 +32,7 @@ LABS = [
     Lab("shapes", "shapes", ":material/account_tree:", "shapes"),
     Lab("blocks", "blocks", ":material/view_agenda:", "blocks"),
     Lab("gpu", "gpu", ":material/memory:", "gpu"),
+    Lab("foundations", "foundations", ":material/functions:", "foundations"),
     Lab("classroom", "classroom", ":material/school:", "classroom"),
 ]
 

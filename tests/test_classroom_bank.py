@@ -360,6 +360,48 @@ def _(v):
     return "both" if all(writes.values()) else "naive" if writes["naive"] else "tiled"
 
 
+# ---------- foundations ----------
+def net_config(v: dict):
+    from sim.autograd.network import NetConfig
+
+    return NetConfig(v["n_in"], v["layers"], v["width"], v["act"], v["seed"])
+
+
+@outcome("forget_zero_grad")
+def _(v):
+    from sim.autograd.loop import train
+
+    run = train(net_config(v), v["l_lr"], v["l_steps"], zero_grad=False)
+    held, own = run.grad[2], run.fresh[2]
+    return ("zero" if held == 0 else "sum" if math.isclose(held, run.fresh[:3].sum(), rel_tol=1e-9)
+            and not math.isclose(held, own, rel_tol=1e-3) else "this_step")
+
+
+@outcome("sigmoid_depth")
+def _(v):
+    from sim.autograd.depth import layer_grad_norms
+
+    (act,) = v["d_act"]
+    n = layer_grad_norms(act, v["d_depth"], v["d_scale"], seed=v["d_seed"])
+    return nearest(n[0] / n[-1], {"smaller": 1e-3, "same": 1.0, "larger": 1e3})
+
+
+@outcome("eval_dropout")
+def _(v):
+    from sim.autograd.loop import dropout_outputs
+
+    _, eval_out, _ = dropout_outputs(net_config(v), v["l_dropout"])
+    return "same" if len(set(eval_out)) == 1 else "different"
+
+
+@outcome("ab_ba")
+def _(v):
+    from sim.linalg.matrices import product
+
+    a, b = (tuple(v[f"{m}{i}"] for i in (11, 12, 21, 22)) for m in "ab")
+    return "yes" if np.allclose(product(a, b), product(b, a)) else "no"
+
+
 # ---------- the bank ----------
 def test_every_lab_has_three_questions_with_an_answer_among_its_options():
     for lab in LABS:

@@ -131,6 +131,8 @@ RAW_HTML_SITES = {
     ("ui/chart_download.js", "innerHTML"): "a constant button; its label goes in as textContent",
     ("labs/gpu/memsim_view.js", "root.innerHTML"): "constant styles and empty boxes",
     ("labs/gpu/memsim_view.js", "legend.innerHTML"): "palette colours and catalogue words (no params): app-made",
+    ("labs/foundations/vector_pad.js", "root.innerHTML"): "constant styles and empty boxes; the help text goes in as "
+                                                          "textContent",
 }
 
 

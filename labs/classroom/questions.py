@@ -82,6 +82,16 @@ BANK = (
     BankQuestion("n_double", "gpu", ("x2", "x4", "x8"), "x4", {"view": "sweep", "N": "2048"}),
     BankQuestion("sram_small", "gpu", ("falls", "same", "grows"), "grows", {"view": "sweep", "sram_kib": "16"}),
     BankQuestion("who_writes", "gpu", ("naive", "tiled", "both"), "naive", {"view": "animate", "algo": "naive"}),
+    # foundations
+    BankQuestion("forget_zero_grad", "foundations", ("this_step", "sum", "zero"), "sum",
+                 {"section": "loop", "l_lr": "0.1", "l_steps": "60"}),
+    BankQuestion("sigmoid_depth", "foundations", ("smaller", "same", "larger"), "smaller",
+                 {"section": "depth", "d_act": "sigmoid", "d_depth": "20", "d_scale": "1"}),
+    BankQuestion("eval_dropout", "foundations", ("same", "different"), "same",
+                 {"section": "loop", "l_dropout": "0.5"}),
+    BankQuestion("ab_ba", "foundations", ("yes", "no"), "no",
+                 {"section": "matrices", "a11": "1", "a12": "0", "a21": "0", "a22": "-1", "b11": "0.7071",
+                  "b12": "-0.7071", "b21": "0.7071", "b22": "0.7071"}),
 )
 BANK_LABS = tuple(dict.fromkeys(q.lab for q in BANK))
 

@@ -1,0 +1,63 @@
+"""The foundations lab's costs: what a redraw of each section computes (the functions the page calls), and the
+article's 4096³ matrix product on this CPU (1 thread and all threads).
+
+    python -m benchmarks.foundations [--no-matmul]
+"""
+import argparse
+import time
+
+from sim.autograd.depth import first_layer_by_depth, layer_grad_norms
+from sim.autograd.loop import dropout_outputs, saved_for_backward, train
+from sim.autograd.network import NetConfig, forward_backward, stage
+from sim.linalg import matrices as mx
+from sim.linalg.matmul import ARTICLE_N, cpu_threads, time_matmul
+from sim.linalg.vectors import analyse
+from sim.plots.foundations import graph_figure, plane_figure, vector_pad_payload
+
+
+def best_ms(f, repeats: int = 5) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - start)
+    return min(times) * 1e3
+
+
+def graph_redraw(config: NetConfig) -> None:
+    g = forward_backward(config)
+    s = stage(g, "backward", len(g.nodes) // 2)
+    graph_figure([v.label for v in g.nodes], [v.op for v in g.nodes], [[g.index(p) for p in v.parents]
+                                                                      for v in g.nodes], s.values, s.grads, s.current,
+                 {}, {"value": "v", "grad": "g"})
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.foundations", description=__doc__.splitlines()[0])
+    parser.add_argument("--no-matmul", action="store_true", help="leave out the 4096³ timing")
+    args = parser.parse_args(argv)
+    rows = {
+        "graph 2-1x2 (build, backward, figure)": lambda: graph_redraw(NetConfig()),
+        "graph 3-2x3 (build, backward, figure)": lambda: graph_redraw(NetConfig(3, 2, 3)),
+        "loop: zero_grad runs (2 x 60 steps)": lambda: [train(NetConfig(), 0.1, 60, z) for z in (True, False)],
+        "loop: saved tensors, batch 1024": lambda: [saved_for_backward(NetConfig(), 1024, n) for n in (True, False)],
+        "loop: dropout outputs": lambda: dropout_outputs(NetConfig(), 0.5),
+        "depth: 3 activations, depth 20, and the sweep": lambda: ([layer_grad_norms(a, 20, 1.0) for a in
+                                                                   ("sigmoid", "tanh", "relu")],
+                                                                  first_layer_by_depth(1.0)),
+        "vectors: numbers and the pad's payload": lambda: (lambda r: vector_pad_payload(
+            r.a, r.b, r.total, r.scaled, r.projection, 5.0, 0.1, {}))(analyse((3, 1), (1, 3), 1.5)),
+        "matrices: two plane figures": lambda: [plane_figure([("A", mx.grid_lines(m), mx.unit_square(m))] * 2,
+                                                             {"before": "b", "after": "a"})
+                                                for m in (mx.PRESETS["shear"], mx.PRESETS["rotate45"])],
+    }
+    for name, f in rows.items():
+        print(f"{name:50s} {best_ms(f):8.1f} ms")
+    if not args.no_matmul:
+        for threads in (1, cpu_threads()):
+            t = time_matmul(ARTICLE_N, threads)
+            print(f"matmul {ARTICLE_N}³ float32, {threads} thread(s): {t.seconds:.3f} s, {t.gflops:.1f} GFLOP/s")
+
+
+if __name__ == "__main__":
+    main()

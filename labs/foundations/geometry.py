@@ -1,0 +1,193 @@
+"""The vectors and matrices sections: two 2-D vectors and everything measured between them; 2×2 matrices as maps of
+the plane, composition, AB ≠ BA, the transpose; what a matrix product costs and takes on this CPU."""
+import streamlit as st
+
+from labs.foundations.schema import PAGE, SCHEMA
+from labs.foundations.vector_pad import vector_pad
+from sim.gpu.memsim import GPUS
+from sim.linalg import matrices as mx
+from sim.linalg.matmul import (
+    ARTICLE_N,
+    Timing,
+    TooLarge,
+    check_size,
+    cpu_threads,
+    cuda_available,
+    flops,
+    matrix_bytes,
+    time_matmul,
+    time_matmul_cuda,
+)
+from sim.linalg.vectors import ARTICLE_VECTOR, analyse, norm
+from sim.plots.foundations import plane_figure, throughput_figure
+from sim.plots.shapes import human_bytes
+from ui import charts
+from ui.course import course_note
+from ui.i18n import t
+from ui.urlstate import PageState, set_values
+
+ss = st.session_state
+VECTOR_PRESETS = {"same": (2.0, 1.0, 4.0, 2.0), "perpendicular": (2.0, 1.0, -1.0, 2.0),
+                  "opposite": (2.0, 1.0, -4.0, -2.0), "zero": (0.0, 0.0, 1.0, 2.0)}
+
+
+def fmt(v) -> str:
+    return f"({v[0]:.3g}, {v[1]:.3g})"
+
+
+# ---------- vectors ----------
+def set_vectors(name: str) -> None:
+    set_values(PAGE, SCHEMA, dict(zip(("ax", "ay", "bx", "by"), VECTOR_PRESETS[name], strict=True)))
+
+
+def vectors_section(state: PageState) -> None:
+    st.markdown(t("fnd.vec.intro"))
+    with state.controls():
+        cols = st.columns(5)
+        for col, name in zip(cols, ("ax", "ay", "bx", "by", "scalar"), strict=True):
+            state.widget(name, container=col)
+        bar = st.container(horizontal=True, vertical_alignment="center")
+        bar.caption(t("fnd.vec.presets"))
+        for name in VECTOR_PRESETS:
+            bar.button(t(f"fnd.vec.preset.{name}"), on_click=set_vectors, args=(name,), key=f"fnd.vec_{name}")
+    v = state.values
+    r = analyse((v["ax"], v["ay"]), (v["bx"], v["by"]), v["scalar"])
+    left, right = st.columns([3, 2], gap="medium")
+    vector_pad(state, r, left)
+    with right:
+        st.markdown(t("fnd.vec.numbers", a=fmt(r.a), b=fmt(r.b), sum=fmt(r.total), k=f"{r.k:g}", scaled=fmt(r.scaled),
+                      na=f"{r.norm_a:.4g}", nb=f"{r.norm_b:.4g}", ax=f"{r.a[0]:g}", ay=f"{r.a[1]:g}",
+                      bx=f"{r.b[0]:g}", by=f"{r.b[1]:g}", dot=f"{r.dot:.4g}"))
+        if r.zero:
+            st.warning(t("fnd.vec.zero", which=", ".join(r.zero)), icon=":material/block:")
+        else:
+            st.markdown(t("fnd.vec.angle", dot=f"{r.dot:.4g}", na=f"{r.norm_a:.4g}", nb=f"{r.norm_b:.4g}",
+                          cos=f"{r.cos:.4f}", angle=f"{r.angle_deg:.1f}", proj=fmt(r.projection),
+                          coef=f"{r.dot / r.norm_b ** 2:.4g}"))
+            st.info(t(f"fnd.vec.kind.{r.kind}"), icon=":material/explore:")
+    x = ARTICLE_VECTOR
+    course_note(t("fnd.vec.course.says"), t("fnd.vec.course.shows", x=f"{x[0]:g}", y=f"{x[1]:g}", z=f"{x[2]:g}",
+                                            s=f"{sum(c * c for c in x):g}", norm=f"{norm(x):.4f}",
+                                            unit=", ".join(f"{c / norm(x):.3f}" for c in x)))
+
+
+# ---------- matrices ----------
+def matrix(v: dict, name: str) -> mx.Matrix:
+    return tuple(v[f"{name}{i}"] for i in (11, 12, 21, 22))
+
+
+def set_matrix(name: str, preset: str) -> None:
+    set_values(PAGE, SCHEMA, dict(zip((f"{name}{i}" for i in (11, 12, 21, 22)), mx.PRESETS[preset], strict=True)))
+
+
+def article_example() -> None:
+    """The article's analogy: rotate by 45° then mirror, against mirror then rotate."""
+    set_matrix("a", "mirror")
+    set_matrix("b", "rotate45")
+
+
+def latex(m: mx.Matrix) -> str:
+    return r"\begin{pmatrix}" + f"{m[0]:.3g} & {m[1]:.3g} \\\\ {m[2]:.3g} & {m[3]:.3g}" + r"\end{pmatrix}"
+
+
+def matrix_controls(state: PageState, name: str, container) -> None:
+    with container:
+        st.markdown(t(f"fnd.mat.{name}"))
+        cols = st.columns(2)
+        for i, idx in enumerate((11, 12, 21, 22)):
+            state.widget(f"{name}{idx}", container=cols[i % 2])
+        bar = st.container(horizontal=True)
+        for preset in mx.PRESETS:
+            bar.button(t(f"fnd.mat.preset.{preset}"), on_click=set_matrix, args=(name, preset),
+                       key=f"fnd.mat_{name}_{preset}")
+
+
+def matrices_section(state: PageState) -> None:
+    st.markdown(t("fnd.mat.intro"))
+    with state.controls():
+        left, right = st.columns(2, gap="medium")
+        matrix_controls(state, "a", left)
+        matrix_controls(state, "b", right)
+        st.button(t("fnd.mat.article"), on_click=article_example, icon=":material/menu_book:", key="fnd.mat_article")
+    v = state.values
+    A, B = matrix(v, "a"), matrix(v, "b")
+    AB, BA = mx.product(A, B), mx.product(B, A)
+    labels = {"before": t("fnd.mat.fig.before"), "after": t("fnd.mat.fig.after")}
+    charts.plotly_chart(st, plane_figure([(t("fnd.mat.fig.map", name="A"), mx.grid_lines(A), mx.unit_square(A)),
+                                          (t("fnd.mat.fig.map", name="B"), mx.grid_lines(B), mx.unit_square(B))],
+                                         labels), key="fnd.fig_maps")
+    area = mx.polygon_area(mx.unit_square(A))
+    st.markdown(t("fnd.mat.det", a11=f"{A[0]:g}", a12=f"{A[1]:g}", a21=f"{A[2]:g}", a22=f"{A[3]:g}",
+                  det=f"{mx.det(A):.4g}", area=f"{area:.4g}"))
+    st.latex(r"A = " + latex(A) + r",\quad A^\top = " + latex(mx.transpose(A)))
+    inv = mx.inverse(A)
+    if inv is None:
+        st.warning(t("fnd.mat.singular"), icon=":material/block:")
+    else:
+        st.latex(r"A^{-1} = " + latex(inv))
+    st.subheader(t("fnd.mat.compose.title"))
+    charts.plotly_chart(st, plane_figure([(t("fnd.mat.fig.ab"), mx.grid_lines(AB), mx.unit_square(AB)),
+                                          (t("fnd.mat.fig.ba"), mx.grid_lines(BA), mx.unit_square(BA))], labels),
+                        key="fnd.fig_compose")
+    st.latex(r"AB = " + latex(AB) + r",\quad BA = " + latex(BA))
+    st.markdown(t("fnd.mat.compose.same" if mx.commute(A, B) else "fnd.mat.compose.differ", c11=f"{AB[0]:.3g}",
+                  a11=f"{A[0]:g}", a12=f"{A[1]:g}", b11=f"{B[0]:g}", b21=f"{B[2]:g}"))
+    cost_part(state)
+
+
+# ---------- the cost of a matrix product ----------
+@st.cache_resource(show_spinner=False)
+def timings() -> dict[int, list[Timing]]:
+    """Each size timed once per app process (1 thread, all threads, and the CUDA device where there is one); shared
+    by every session, written once."""
+    return {}
+
+
+def measure(n: int) -> None:
+    store = timings()
+    if n not in store:
+        runs = [time_matmul(n, 1), time_matmul(n, cpu_threads())]
+        if cuda_available():
+            try:
+                runs.append(time_matmul_cuda(n))
+            except TooLarge:
+                pass  # the CPU figures stand alone; the device's memory is said nowhere else
+        store[n] = runs
+
+
+def cost_part(state: PageState) -> None:
+    st.subheader(t("fnd.cost.title"))
+    a100 = GPUS["A100"].peak_flops
+    article = flops(ARTICLE_N, ARTICLE_N, ARTICLE_N)
+    st.markdown(t("fnd.cost.intro", n=ARTICLE_N, flops=f"{article:.3e}", gflops=f"{article / 1e9:.0f}",
+                  ms=f"{article / a100 * 1e3:.2f}"))
+    with state.controls():
+        n = state.widget("mm_n", help=t("fnd.mm_n.help"))
+    st.markdown(t("fnd.cost.size", n=n, flops=f"{flops(n, n, n):.3e}", mem=human_bytes(matrix_bytes(n))))
+    try:
+        check_size(n)
+    except TooLarge as e:
+        st.error(t("fnd.cost.too_large", n=n, need=human_bytes(e.need), limit=human_bytes(e.limit)),
+                 icon=":material/memory:")
+        return
+    measured = timings().get(n)
+    if measured is None:
+        if st.button(t("fnd.cost.measure", n=n, threads=cpu_threads()), icon=":material/timer:", key="fnd.measure"):
+            with st.spinner(t("fnd.cost.measuring")):
+                measure(n)
+            measured = timings()[n]
+    if measured is None:
+        st.caption(t("fnd.cost.not_yet"))
+        return
+    rows = [(t("fnd.cost.here", threads=m.threads) if m.device == "cpu" else t("fnd.cost.here_cuda", name=m.device),
+             m.gflops * 1e9, True) for m in measured]
+    rows += [(t("fnd.cost.published", name=g.name), g.peak_flops, False) for g in GPUS.values()]
+    for m in measured:
+        args = dict(n=n, s=f"{m.seconds:.3g}", gflops=f"{m.gflops:.1f}", a100=f"{flops(n, n, n) / a100 * 1e3:.3g}",
+                    ratio=f"{a100 / (m.gflops * 1e9):,.1f}")
+        st.markdown(t("fnd.cost.result", threads=m.threads, **args) if m.device == "cpu" else
+                    t("fnd.cost.result_cuda", name=m.device, **args))
+    charts.plotly_chart(st, throughput_figure(rows, {"axis": t("fnd.cost.axis"), "measured": t("fnd.cost.measured"),
+                                                     "published": t("fnd.cost.published_legend")}),
+                        key="fnd.fig_cost")
+    st.caption(t("fnd.cost.why"))
