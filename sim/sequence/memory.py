@@ -104,7 +104,7 @@ class Recurrent(nn.Module):
     def written_out(self) -> RNN | LSTM:
         """The same cell written step by step (sim.sequence.recurrent), with these weights."""
         cell = (RNN if self.kind == "rnn" else LSTM)(self.cell.input_size, self.cell.hidden_size)
-        cell.load_torch(self.cell)
+        cell.to(self.cell.weight_hh_l0.dtype).load_torch(self.cell)
         return cell
 
     def trace(self, x: torch.Tensor) -> tuple[Trace, torch.Tensor]:
