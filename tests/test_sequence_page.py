@@ -101,6 +101,14 @@ def test_the_mamba_section_writes_the_worked_scan_and_the_state():
     assert len(at.get("plotly_chart")) == 2 and not at.exception
 
 
+def test_the_parallel_section_writes_what_it_measured():
+    at = page(section="parallel", p_width="32", p_longest="256")
+    assert not at.exception and not at.error and len(at.get("plotly_chart")) == 1
+    fig = at.get("plotly_chart")[0].proto.spec
+    assert '"x":[16,32,64,128,256]' in fig.replace(" ", "")
+    assert any(m.value.startswith(EN["seq.par.explain"].split("{T}")[0] + "256") for m in at.markdown)
+
+
 def test_fuzz_every_widget_in_english():
     rng = random.Random(7)
     choices = schema_choices(P, SCHEMA)

@@ -9,6 +9,7 @@ from sim.plots.sequence import (
     gradient_figure,
     masks_figure,
     memory_frame,
+    parallel_figure,
     reach_figure,
     scan_rows,
     share_figure,
@@ -73,3 +74,10 @@ def test_the_worked_scan_rows_write_every_number():
     rows = scan_rows(w, L)
     assert len(rows) == 4 and rows[2]["t"] == 2
     assert rows[2]["y"] == f"{w.y[2]:.3f}" and rows[2]["h"] == f"[{w.h[2][0]:.3f}, {w.h[2][1]:.3f}]"
+
+
+def test_the_parallel_figure_draws_times_and_steps():
+    fig = parallel_figure([16, 32], {"rnn": [0.001, 0.002], "attention": [0.0005, 0.004]},
+                          {"rnn": [16, 32], "attention": [1, 1]}, L)
+    assert [list(d.y) for d in fig.data] == [[1.0, 2.0], [16, 32], [0.5, 4.0], [1, 1]]
+    assert fig.layout.xaxis.type == fig.layout.yaxis2.type == "log"

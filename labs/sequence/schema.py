@@ -2,17 +2,20 @@
 from sim.sequence.memory import MAX_DISTANCE
 from ui.schema import Param
 
-SECTIONS = ("memory", "why", "sparse", "mamba")
+SECTIONS = ("memory", "why", "parallel", "sparse", "mamba")
 
 PAGE = "seq"  # widget keys, i18n keys and session keys of this page start with "seq."
 SCHEMA = [
     Param("section", "choice", "memory", choices=SECTIONS, widget="segmented"),
     # memory over distance (and why: the same run read at the cursor's step)
-    Param("m_distance", "int", 48, lo=4, hi=MAX_DISTANCE, step=4),
+    Param("m_distance", "int", 72, lo=4, hi=MAX_DISTANCE, step=4),
     Param("m_hidden", "choice", 64, choices=(16, 32, 64, 128)),
     Param("m_lr", "choice", 0.003, choices=(0.001, 0.003, 0.01)),
     Param("m_speed", "choice", 5, choices=(1, 2, 5, 10)),
     Param("m_seed", "int", 0, lo=0, hi=999_999, step=1),
+    # sequential vs parallel: a forward pass timed against length
+    Param("p_width", "choice", 64, choices=(32, 64, 128, 256)),
+    Param("p_longest", "choice", 1024, choices=(256, 512, 1024, 2048)),
     # sparse attention
     Param("s_T", "int", 64, lo=16, hi=512, step=16),
     Param("s_w", "int", 3, lo=1, hi=32, step=1),

@@ -4,8 +4,17 @@ import threading
 
 import streamlit as st
 
-from sim.plots.sequence import masks_figure, reach_figure, scan_rows, share_figure, state_figure, timing_figure
+from sim.plots.sequence import (
+    masks_figure,
+    parallel_figure,
+    reach_figure,
+    scan_rows,
+    share_figure,
+    state_figure,
+    timing_figure,
+)
 from sim.sequence import masks
+from sim.sequence.timing import MODELS, crossover, forward_times, sequential_steps
 from sim.ssm.cost import FORMS, kv_cache_numbers, mamba_state_numbers, time_forms, worked_scan
 from ui import charts
 from ui.i18n import t
@@ -97,14 +106,41 @@ def mamba_section(state: PageState) -> None:
                  scan=f"{1000 * times['scan'][-1]:.1f}", attn=f"{1000 * times['attention'][-1]:.1f}"))
 
 
-def timings(lengths: tuple[int, ...]) -> dict:
-    """The forms timed at these lengths: measured once per process (a progress bar meanwhile), then kept."""
+def measured(key: tuple, measure) -> dict:
+    """measure(progress) once per process for `key` (a progress bar meanwhile), then kept for every session."""
     with _timing_lock:
-        if lengths not in _timings:
-            bar = st.progress(0.0, text=t("seq.mb.timing"))
-            _timings[lengths] = time_forms(lengths, progress=lambda i, n: bar.progress(i / n, text=t("seq.mb.timing")))
+        if key not in _timings:
+            bar = st.progress(0.0, text=t("seq.timing"))
+            _timings[key] = measure(lambda i, n: bar.progress(i / n, text=t("seq.timing")))
             bar.empty()
-        return _timings[lengths]
+        return _timings[key]
+
+
+def timings(lengths: tuple[int, ...]) -> dict:
+    """The Mamba section's forms timed at these lengths (sim.ssm.cost.time_forms), once per process."""
+    return measured(("mamba", lengths), lambda progress: time_forms(lengths, progress=progress))
+
+
+def parallel_section(state: PageState) -> None:
+    st.markdown(t("seq.par.intro"))
+    with state.controls():
+        for col, n in zip(st.columns(2), ("p_width", "p_longest"), strict=True):
+            state.widget(n, container=col)
+    v = state.values
+    lengths = [2 ** k for k in range(4, v["p_longest"].bit_length())]
+    width = v["p_width"]
+    times = measured(("parallel", width, tuple(lengths)),
+                     lambda progress: forward_times(lengths, width=width, progress=progress))
+    steps = {m: [sequential_steps(m, T) for T in lengths] for m in MODELS}
+    labels = {m: str(t(f"seq.par.{m}")) for m in MODELS} | {k: str(t(f"seq.par.fig.{k}")) for k in (
+        "time_title", "steps_title", "length", "ms", "steps")}
+    charts.plotly_chart(st, parallel_figure(lengths, times, steps, labels), key="seq.par.fig")
+    cross = crossover(lengths, times)
+    T = lengths[-1]
+    st.markdown(t("seq.par.explain", T=T, rnn=f"{1000 * times['rnn'][-1]:.2f}",
+                  attn=f"{1000 * times['attention'][-1]:.2f}", short=lengths[0],
+                  rnn_short=f"{1000 * times['rnn'][0]:.3f}", attn_short=f"{1000 * times['attention'][0]:.3f}"))
+    st.markdown(t("seq.par.cross", T=cross) if cross is not None else t("seq.par.no_cross", T=T))
 
 
 def _mib(n_bytes: float) -> str:

@@ -159,3 +159,24 @@ def timing_figure(lengths: Sequence[int], times: Mapping[str, Sequence[float]], 
     fig.update_layout(title=labels["title"], height=340, margin=MARGIN, xaxis_type="log", yaxis_type="log",
                       xaxis_title=labels["length"], yaxis_title=labels["ms"], legend=dict(orientation="h", y=-0.25))
     return fig
+
+
+# ---------- sequential vs parallel ----------
+def parallel_figure(lengths: Sequence[int], times: Mapping[str, Sequence[float]], steps: Mapping[str, Sequence[int]],
+                    labels: Mapping[str, str]) -> go.Figure:
+    """Left: measured milliseconds of a forward pass against T (log–log), per model; right: the sequential steps
+    each needs against T. labels: "<model>" names, "time_title", "steps_title", "length", "ms", "steps"."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=[labels["time_title"], labels["steps_title"]],
+                        horizontal_spacing=0.1)
+    for (m, s), c in zip(times.items(), (ORANGE, GREEN), strict=False):
+        fig.add_trace(go.Scatter(x=list(lengths), y=[1000 * x for x in s], name=labels[m], mode="lines+markers",
+                                 line=dict(color=c), legendgroup=m), row=1, col=1)
+        fig.add_trace(go.Scatter(x=list(lengths), y=list(steps[m]), name=labels[m], mode="lines+markers",
+                                 line=dict(color=c, dash="dot"), legendgroup=m, showlegend=False), row=1, col=2)
+    for col in (1, 2):
+        fig.update_xaxes(type="log", title_text=labels["length"], row=1, col=col)
+        fig.update_yaxes(type="log", row=1, col=col)
+    fig.update_yaxes(title_text=labels["ms"], row=1, col=1)
+    fig.update_yaxes(title_text=labels["steps"], row=1, col=2)
+    fig.update_layout(height=360, margin=MARGIN, legend=dict(orientation="h", y=-0.25))
+    return fig
