@@ -76,6 +76,50 @@ def costs() -> None:
         draws.append(time.perf_counter() - t)
     print(json.dumps({"step_ms_cpu": per, "frame_ms": round(statistics.median(frames) * 1e3, 2),
                       "draw_ms": round(statistics.median(draws) * 1e3, 2), "drawn_bytes": len(json.dumps(out))}))
+    print(json.dumps({"redraw_ms_median": redraws(run)}))
+
+
+def redraws(run) -> dict[str, float]:
+    """What a slider change recomputes in each section at the page's defaults (figures built, not sent), median ms:
+    the why section's gradients, gates and figures; the sparse masks, reach and figures (the shares are cached);
+    the Mamba section's worked scan, memory curve and table."""
+    from labs.sequence.schema import SCHEMA
+    from labs.sequence.views import pattern_masks
+    from sim.plots.sequence import gates_figure, gradient_figure, masks_figure, reach_figure, scan_rows, state_figure
+    from sim.sequence import masks
+    from sim.sequence.memory import gradients_through_time, lstm_gates
+    from sim.ssm.cost import kv_cache_numbers, mamba_state_numbers, worked_scan
+
+    v = {p.name: p.default for p in SCHEMA}
+    labels = KeyLabels(share="{share}", title="{layers}")
+
+    def why():
+        grads = {tr.config.kind: (tr.config.kind, gradients_through_time(tr)) for tr in run.trainers}
+        _, gates, key_at = lstm_gates(run.trainer("lstm"))
+        gradient_figure(grads, key_at, labels).to_json()
+        gates_figure(gates, key_at, labels).to_json()
+
+    def sparse():
+        ms = pattern_masks(v["s_T"], v["s_w"], v["s_gap"], v["s_globals"], v["s_random"], v["s_seed"], v["s_causal"])
+        masks_figure(ms, labels).to_json()
+        reach_figure({p: masks.receptive_field(m, v["s_layers"]) for p, m in ms.items()}, v["s_layers"],
+                     labels).to_json()
+
+    def mamba():
+        scan_rows(worked_scan(v["z_seed"], v["z_steps"]), labels)
+        tokens = [2 ** k for k in range(21)]
+        state_figure(tokens, mamba_state_numbers(v["z_layers"], v["z_width"]),
+                     [kv_cache_numbers(v["z_layers"], v["z_width"], n) for n in tokens], labels).to_json()
+
+    out = {}
+    for name, fn in (("why", why), ("sparse", sparse), ("mamba", mamba)):
+        times = []
+        for _ in range(5):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+        out[name] = round(statistics.median(times) * 1e3, 1)
+    return out
 
 
 def main(argv: list[str]) -> None:
