@@ -67,3 +67,19 @@ def test_a_run_stops_when_every_model_has_diverged():
     assert not run.stopped and [tr.diverged for tr in run.trainers] == [True, True, False]
     run.advance(10)
     assert run.stopped and run.steps == 3
+
+
+def test_the_benchmarks_read_the_pages_run_and_judge_the_ordering_from_its_frame():
+    from benchmarks.classroom import lab_spec
+    from benchmarks.sequence import far_accuracy, ordered
+
+    spec, draw = lab_spec("sequence", seed=3)
+    assert spec.key == "seq.memory" and spec.settings == (72, 64, 0.003, 3)
+    run = spec.build()
+    run.advance(3)
+    assert draw([{**run.frame(), "step": 3, "run": 1, "n": 3}])[0]["panels"]
+    frame = {"distance": 4, "runs": [{"kind": k, "by_distance": np.array(v, dtype=np.float32)} for k, v in (
+        ("rnn", [1.0, 1.0, 0.5, np.nan]), ("lstm", [1.0, 1.0, 0.95, 0.9]), ("attn", [1.0] * 4))]}
+    acc = far_accuracy(frame)
+    assert acc["rnn"] == 0.5 and abs(acc["lstm"] - 0.925) < 1e-6 and acc["attn"] == 1.0 and ordered(acc)
+    assert not ordered({**acc, "rnn": 0.95}) and not ordered({**acc, "lstm": 0.5})
