@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from sim.plots.palette import BLUE, GREEN, GUIDE, ORANGE, PURPLE, RED
+from sim.plots.palette import BLUE, GREEN, GUIDE, ORANGE, PURPLE, RED, WHITE
 from sim.plots.panels import series, xy_panel
 
 MODEL_COLORS = {"rnn": ORANGE, "lstm": BLUE, "attn": GREEN}
@@ -90,7 +90,7 @@ def masks_figure(masks: Mapping[str, np.ndarray], labels: Mapping[str, str]) -> 
         f"{labels[n]}<br>{labels['share'].format(share=f'{masks[n].mean():.1%}')}" for n in names])
     for col, n in enumerate(names, start=1):
         fig.add_trace(go.Heatmap(z=masks[n].astype(np.uint8), zmin=0, zmax=1, showscale=False,
-                                 colorscale=[[0, "#ffffff"], [1, BLUE]],
+                                 colorscale=[[0, WHITE], [1, BLUE]],
                                  hovertemplate=f"{labels['query']} %{{y}} · {labels['key']} %{{x}}<extra></extra>"),
                       row=1, col=col)
         fig.update_yaxes(autorange="reversed", scaleanchor=f"x{col if col > 1 else ''}", showticklabels=col == 1,
