@@ -29,7 +29,8 @@ LABS = {"lm": ("labs.lm.training", {}), "classification": ("labs.classification.
         "generalization_noise": ("labs.generalization.live", {"name": "noise"}),
         "optimizers_race": ("labs.optimizers.race", {}), "optimizers_sched": ("labs.optimizers.sched_race", {}),
         "attention": ("labs.attention.training", {}), "attention_compare": ("labs.attention.compare", {}),
-        "blocks_depth": ("labs.blocks.live", {}), "blocks_moe": ("labs.blocks.moe", {})}
+        "blocks_depth": ("labs.blocks.live", {}), "blocks_moe": ("labs.blocks.moe", {}),
+        "sequence": ("labs.sequence.memory", {})}
 
 
 def lab_spec(lab: str, seed: int | None = None) -> tuple:

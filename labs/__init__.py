@@ -31,6 +31,7 @@ LABS = [
     Lab("lm", "lm", ":material/text_fields:", "lm"),
     Lab("shapes", "shapes", ":material/account_tree:", "shapes"),
     Lab("blocks", "blocks", ":material/view_agenda:", "blocks"),
+    Lab("sequence", "sequence", ":material/timeline:", "sequence"),
     Lab("gpu", "gpu", ":material/memory:", "gpu"),
     Lab("foundations", "foundations", ":material/functions:", "foundations"),
     Lab("classroom", "classroom", ":material/school:", "classroom"),

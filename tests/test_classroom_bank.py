@@ -327,6 +327,35 @@ def _(v):
     return nearest(per["mha"] / per["gqa"], {"x2": 2, "x16": 16, "x128": 128})
 
 
+# ---------- sequence models ----------
+@outcome("rnn_gradient")
+def _(v):
+    from labs.sequence.memory import memory_spec
+    from sim.sequence.memory import gradients_through_time
+
+    with one_thread():
+        g = gradients_through_time(memory_spec(v).build().trainer("rnn"))  # the revealed run at its step 0
+    ratio = g[0] / g[-1]  # the key's step (the longest distance) against the query's
+    return "x1000" if ratio < 1e-3 else "larger" if ratio > 1 else "same"
+
+
+@outcome("window_double")
+def _(v):
+    from sim.sequence.masks import share_computed, window
+
+    T, w = v["s_T"], v["s_w"]
+    return nearest(share_computed(window(T, w, v["s_causal"])) / share_computed(window(T // 2, w, v["s_causal"])),
+                   {"half": 0.5, "same": 1.0, "double": 2.0})
+
+
+@outcome("mamba_kv")
+def _(v):
+    from sim.ssm.cost import kv_cache_numbers, mamba_state_numbers
+
+    return compare(kv_cache_numbers(v["z_layers"], v["z_width"], 32_768),
+                   mamba_state_numbers(v["z_layers"], v["z_width"]), ("mamba", "equal", "kv"))
+
+
 # ---------- GPU memory ----------
 def gpu_reports(v: dict, **change) -> dict:
     from sim.gpu.measure import DTYPE_BYTES

@@ -17,7 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("sim", "ui", "labs", "benchmarks", "deploy", "server")
-BUILDS_ON = {"language": {"transformers"}}  # topic -> the other topics whose models it trains
+# topic -> the other topics whose models it trains
+BUILDS_ON = {"language": {"transformers"}, "sequence": {"transformers"}}
 
 
 def module_name(path: Path, root: Path) -> str:

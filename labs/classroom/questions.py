@@ -78,6 +78,13 @@ BANK = (
                  {"section": "position", "p_m": "5", "p_n": "2", "p_shift": "10"}),
     BankQuestion("kv_groups", "blocks", ("x2", "x16", "x128"), "x16",
                  {"section": "kv", "k_heads": "128", "k_kv": "8"}),
+    # sequence models
+    BankQuestion("rnn_gradient", "sequence", ("same", "x1000", "larger"), "x1000",
+                 {"section": "why", "m_distance": "48", "m_hidden": "64", "m_seed": "0"}),
+    BankQuestion("window_double", "sequence", ("half", "same", "double"), "half",
+                 {"section": "sparse", "s_T": "512", "s_w": "3", "s_causal": "0"}),
+    BankQuestion("mamba_kv", "sequence", ("mamba", "kv", "equal"), "kv",
+                 {"section": "mamba", "z_layers": "24", "z_width": "1024"}),
     # GPU memory
     BankQuestion("n_double", "gpu", ("x2", "x4", "x8"), "x4", {"view": "sweep", "N": "2048"}),
     BankQuestion("sram_small", "gpu", ("falls", "same", "grows"), "grows", {"view": "sweep", "sram_kib": "16"}),

@@ -72,8 +72,8 @@ def receptive_field(mask: np.ndarray, layers: int) -> np.ndarray:
     `layers` hops, each hop one attention edge key -> query)."""
     if layers < 1:
         raise ValueError("layers must be at least 1")
-    m = mask.astype(np.int64)
+    m = mask.astype(np.float32)  # float products (BLAS): path counts stay exact far beyond any T the lab allows
     reach = m.copy()
     for _ in range(layers - 1):
-        reach = ((reach @ m) > 0).astype(np.int64)
-    return reach.sum(axis=1)
+        reach = ((reach @ m) > 0).astype(np.float32)
+    return reach.sum(axis=1).astype(np.int64)

@@ -1,0 +1,126 @@
+"""The sequence-models lab's live race (an RNN, an LSTM and a causal transformer on the same memory task,
+sim.sequence.live.MemoryRun) and the "why" section that reads the same run at this session's step."""
+from collections.abc import Callable
+
+import streamlit as st
+
+from labs.sequence.schema import SCHEMA
+from sim.core.live import Cursor, LiveSpec
+from sim.plots.sequence import gates_figure, gradient_figure, memory_frame
+from sim.sequence.live import memory_run
+from sim.sequence.memory import HOLDS, KINDS, gradients_through_time, lstm_gates
+from ui import charts, live_plots, live_run
+from ui.i18n import t
+from ui.urlstate import PageState
+
+KEY = "seq.memory"
+FRAME_LABELS = ("step", "loss", "accuracy", "distance", "loss_title", "acc_title", "dist_title", "chance", "caption",
+                "reach")
+SETTINGS = ("m_distance", "m_hidden", "m_lr", "m_seed")
+
+
+def memory_spec(v: dict) -> LiveSpec:
+    """The race of these settings; a step is one model's optimizer step, a tick `speed` of them, and Step trains
+    every model `speed` steps."""
+    v = dict(v)
+
+    def build():
+        return memory_run(v["m_distance"], v["m_hidden"], v["m_lr"], v["m_seed"])
+
+    return LiveSpec(KEY, tuple(v[n] for n in SETTINGS), build, speed=v["m_speed"],
+                    step_size=v["m_speed"] * len(KINDS))
+
+
+def name(kind: str) -> str:
+    return str(t(f"seq.model.{kind}"))
+
+
+def frame_labels() -> dict[str, str]:
+    return {k: str(t(f"seq.fig.{k}")) for k in FRAME_LABELS}
+
+
+def drawn(frame: dict, labels: dict) -> dict:
+    """A MemoryRun frame (with its "step", "run", "n") as the live view draws it, in the page's language."""
+    runs = [{**r, "name": name(r["kind"])} for r in frame["runs"]]
+    return {**memory_frame(runs, frame["distance"], 1 / frame["keys"], labels), "step": frame["step"],
+            "run": frame["run"], "n": frame["n"]}
+
+
+def show_view(spec: LiveSpec) -> Callable[[list[dict], int, str, Cursor], None]:
+    labels = frame_labels()
+
+    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
+        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, labels)), key=f"{KEY}.view",
+                               seq=seq, status=status)
+    return show
+
+
+def race(state: PageState) -> Cursor | None:
+    """The race's controls and live view (the memory and why sections show the same run)."""
+    with state.controls():
+        for col, n in zip(st.columns(5), ("m_distance", "m_hidden", "m_lr", "m_speed", "m_seed"), strict=True):
+            state.widget(n, container=col)
+    v = state.values
+
+    def messages(cursor: Cursor) -> None:
+        for r in cursor.frame()["runs"]:
+            if r["diverged"]:
+                st.error(t("seq.diverged", name=name(r["kind"]), step=r["steps"]))
+
+    spec = memory_spec(v)
+    return live_run.live_lab(spec, show_view(spec), prefix="seq", messages=messages,
+                             bad_settings=lambda e: st.error(t("seq.bad_settings")), n=v["m_speed"])
+
+
+def memory_section(state: PageState) -> None:
+    st.markdown(t("seq.mem.intro"))
+    cursor = race(state)
+    if cursor is None:
+        return
+    f = cursor.frame()
+    reach = {r["kind"]: r["reach"] for r in f["runs"]}
+    st.markdown(t("seq.mem.explain", D=f["distance"], keys=f["keys"], chance=f"{1 / f['keys']:.0%}",
+                  holds=f"{HOLDS:.0%}", rnn=reach["rnn"], lstm=reach["lstm"], attn=reach["attn"],
+                  steps=min(r["steps"] for r in f["runs"])))
+
+
+def why_section(state: PageState) -> None:
+    st.markdown(t("seq.why.intro"))
+    cursor = race(state)
+    if cursor is None:
+        return
+    step = cursor.pos
+    grads = cursor.memo(("grads",), lambda run: {k: gradients_through_time(run.trainer(k)) for k in KINDS})
+    tokens, gates, key_at = cursor.memo(("gates",), lambda run: lstm_gates(run.trainer("lstm")))
+    T = len(tokens)
+    st.caption(t("seq.why.at_step", step=step, per_model=step // len(KINDS)))
+    fig = gradient_figure({k: (name(k), g) for k, g in grads.items()}, key_at,
+                          {k: str(t(f"seq.why.fig.{k}")) for k in ("title", "position", "norm", "key")})
+    charts.plotly_chart(st, fig, key="seq.why.grads")
+    ratio = {k: _ratio(g[key_at], g[T - 1]) for k, g in grads.items()}
+    st.markdown(t("seq.why.explain", T=T, d=T - 1 - key_at, rnn=ratio["rnn"], lstm=ratio["lstm"],
+                  attn=ratio["attn"]))
+    labels = {g: str(t(f"seq.why.gate.{g}")) for g in gates} | {k: str(t(f"seq.why.fig.{k}"))
+                                                                for k in ("position", "unit")}
+    charts.plotly_chart(st, gates_figure(gates, key_at, labels), key="seq.why.gates")
+    forget = gates["forget"]
+    st.markdown(t("seq.why.gates_explain", forget=f"{forget[key_at + 1:].mean():.2f}",
+                  input_key=f"{gates['input'][key_at].mean():.2f}",
+                  input_rest=f"{gates['input'][key_at + 1:-1].mean():.2f}" if key_at + 1 < T - 1 else "–"))
+
+
+def _ratio(at_key: float, at_query: float) -> str:
+    """‖∂L/∂h_key‖ / ‖∂L/∂h_query‖ written as a power of ten."""
+    if at_query <= 0 or at_key <= 0:
+        return "0"
+    return f"{at_key / at_query:.1e}"
+
+
+def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]], object]]:
+    """The section's default run (seed: another training seed) and what a playing page does with its frames, for
+    benchmarks/classroom.py."""
+    v = {p.name: p.default for p in SCHEMA}
+    if seed is not None:
+        v["m_seed"] = seed
+    spec = memory_spec(v)
+    return spec, lambda frames: live_run.drawn_once(spec, frames, lambda f: drawn(f, frame_labels()))

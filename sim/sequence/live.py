@@ -1,0 +1,44 @@
+"""The sequence-models lab's live run (sim.core.live.LiveRun): the RNN, the LSTM and the causal transformer learning
+the same memory task from the same batches, one optimizer step of one model per step, in turn (as the block lab's
+DepthRun: a tick moves the picture as often whatever the number of models)."""
+from __future__ import annotations
+
+import numpy as np
+
+from sim.sequence.memory import KINDS, MemoryConfig, MemoryTask, MemoryTrainer, reach
+from sim.transformers.live import InTurn
+
+ATTN_WIDTH, ATTN_LAYERS, ATTN_HEADS = 32, 1, 2  # the transformer: one block reads a key anywhere in its context
+
+
+def memory_run(distance: int, hidden: int, lr: float, seed: int, batch_size: int = 32) -> MemoryRun:
+    """The three models on MemoryTask(distance): the recurrent ones with `hidden` state numbers, the transformer one
+    block of width 32; Adam at `lr`, batches of batch_size, the same batches for all three (one seed)."""
+    task = MemoryTask(distance)
+    configs = [MemoryConfig(k, hidden=hidden) if k != "attn"
+               else MemoryConfig(k, hidden=ATTN_WIDTH, layers=ATTN_LAYERS, heads=ATTN_HEADS) for k in KINDS]
+    return MemoryRun([MemoryTrainer(task, c, lr, batch_size, seed) for c in configs])
+
+
+class MemoryRun(InTurn):
+    trainers: list[MemoryTrainer]
+
+    @property
+    def task(self) -> MemoryTask:
+        return self.trainers[0].task
+
+    def trainer(self, kind: str) -> MemoryTrainer:
+        return next(tr for tr in self.trainers if tr.config.kind == kind)
+
+    def frame(self) -> dict:
+        """Per model: its kind, steps, loss and moving-accuracy curves (decimated), accuracy per distance 1..D, the
+        longest distance it holds (sim.sequence.memory.reach), recent loss, diverged or not."""
+        runs = []
+        for tr in self.trainers:
+            steps, loss, acc = tr.curves()
+            by_d = tr.accuracy_by_distance()
+            runs.append({"kind": tr.config.kind, "steps": tr.steps, "curve": np.asarray(steps, dtype=np.int32),
+                         "loss": np.asarray(loss, dtype=np.float32), "acc": np.asarray(acc, dtype=np.float32),
+                         "by_distance": by_d.astype(np.float32), "reach": reach(by_d), "recent": tr.recent_loss(),
+                         "diverged": tr.diverged})
+        return {"steps": self.steps, "distance": self.task.distance, "keys": self.task.keys, "runs": runs}
