@@ -1,6 +1,6 @@
 """Follow latency: how long after the teacher changes a setting K students' pages show it.
 
-One teacher and K students (default 30) are AppTest sessions of the real app in this process (app.py, the
+One teacher and K students (default 30) are AppTest sessions of the real app in this process (main.py, the
 lab's page, ui/classroom.py, the in-process class store), as one app process serves them. Each student has
 a thread that does what the class panel's fragment does every ui.classroom.POLL_S seconds, from a random
 phase: reads the class (`ui.classroom.room().state`, the poll's own call) and, when the teacher's version

@@ -1,6 +1,6 @@
 """Classroom mode on every page: students follow the teacher's lab and settings; the teacher steers.
 
-app.py calls `join_from_url` and `follow` before the page runs (a student's first run already shows the
+main.py calls `join_from_url` and `follow` before the page runs (a student's first run already shows the
 class's settings), `sidebar` for the class panel (a fragment that polls the class every POLL_S seconds)
 and `publish` after the page ran (the teacher's settings, if they changed, become the class's). Labs
 are handed in as `LabPage`s (ui/ imports no lab): a followed change is applied through the lab's schema
@@ -51,7 +51,7 @@ _registry: dict = {}
 
 
 def register(build: Callable[[], dict[str, LabPage]]) -> None:
-    """app.py hands in how to list the labs (built on first use: importing every schema is not free)."""
+    """main.py hands in how to list the labs (built on first use: importing every schema is not free)."""
     _registry["build"] = build
 
 

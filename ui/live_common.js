@@ -233,9 +233,12 @@ function play(S, data, drawFrame) {
     if (!S.wantMore) STATS.dropped += S.queue.splice(0, S.queue.length - 1).length;
     else requestAnimationFrame(() => ask(S, data.seq));
   }
+  // the loop runs only while frames wait: an empty queue ends it (a paused or idle view asks the browser for no
+  // animation frames at all), and the next update starts it again
   const tick = (t) => {
+    if (!S.queue.length) { S.raf = 0; return; }
     S.raf = requestAnimationFrame(tick);
-    if (!S.queue.length || t - S.lastDraw < FRAME_MS - SLACK_MS) return;
+    if (t - S.lastDraw < FRAME_MS - SLACK_MS) return;
     S.lastDraw = t;
     const frame = S.queue.shift();
     drawFrame(S, frame);
@@ -244,7 +247,7 @@ function play(S, data, drawFrame) {
     const step = frame.step !== undefined ? frame.step : frame.epoch;
     if (step !== undefined) S.root.dataset.liveStep = step;
   };
-  if (!S.raf) { S.lastDraw = 0; S.raf = requestAnimationFrame(tick); }
+  if (!S.raf && S.queue.length) S.raf = requestAnimationFrame(tick);
   return () => { cancelAnimationFrame(S.raf); S.raf = 0; };
 }
 

@@ -9,7 +9,8 @@ function setupPlots(root) {
 }
 
 function drawPlots(S, frame) {
-  S.caption.textContent = frame.caption || '';
+  const caption = frame.caption || '';
+  if (S.caption.textContent !== caption) S.caption.textContent = caption;  // a change lays out the page around it
   frame.panels.forEach((p, k) => {
     let cv = S.canvases[k];
     if (!cv) {
@@ -24,7 +25,8 @@ function drawPlots(S, frame) {
 
 function renderPlots(S, data) {
   S.zoom = presentCard(S.card, data);
-  S.caption.className = 'lp-caption ' + data.status;
+  const cls = 'lp-caption ' + data.status;
+  if (S.caption.className !== cls) S.caption.className = cls;
   play(S, data, drawPlots);
 }
 

@@ -29,7 +29,7 @@ from ui.i18n import lang, t
 
 WAIT_S = 0.04  # a playing fragment collects new frames this long before it sends them
 POLL_S = 1.0  # a safety net: a playing view whose browser's request for more was lost is rerun by this timer
-CHANNEL_POLL_S = 2.0  # with a channel, the fragment still reruns this often while playing (messages, busy)
+CHANNEL_POLL_S = 4.0  # with a channel, the fragment still reruns this often while playing (messages, busy)
 ss = st.session_state
 RUNS = Runs()  # the process's trajectories: every session of the server is a thread of this one process
 BUSY = 0.8  # a playing run computed at less than this share of the speed asked says the server is shared

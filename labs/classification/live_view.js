@@ -45,15 +45,28 @@ function cellColour(d, px, i) {
 }
 
 // fade < 1 lightens the picture, so the points drawn on top of the boundary stay visible
+// one offscreen canvas and pixel buffer per grid resolution, kept: a frame reuses them
+const GRIDS = new Map();
+function gridCanvas(res) {
+  let g = GRIDS.get(res);
+  if (!g) {
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = res;
+    const ctx = canvas.getContext('2d');
+    g = { canvas, ctx, img: ctx.createImageData(res, res) };
+    GRIDS.set(res, g);
+  }
+  return g;
+}
+
 function drawGrid(ctx, d, b64, res, x, y, size, fade = 1) {
-  const px = bytes(b64), off = document.createElement('canvas');
-  off.width = off.height = res;
-  const octx = off.getContext('2d'), img = octx.createImageData(res, res);
+  const px = bytes(b64), g = gridCanvas(res), out = g.img.data;
   for (let i = 0; i < res * res; i++) {
     const c = fade < 1 ? mix(WHITE, cellColour(d, px, i), fade) : cellColour(d, px, i);
-    img.data.set([c[0], c[1], c[2], 255], i * 4);
+    out[i * 4] = c[0]; out[i * 4 + 1] = c[1]; out[i * 4 + 2] = c[2]; out[i * 4 + 3] = 255;
   }
-  octx.putImageData(img, 0, 0);
+  g.ctx.putImageData(g.img, 0, 0);
+  const off = g.canvas;
   ctx.imageSmoothingEnabled = true;
   ctx.drawImage(off, x, y, size, size);
 }
@@ -70,11 +83,15 @@ function drawPoints(ctx, d, xy64, lab64, size, stroke) {
   }
 }
 
-function drawBoundary(S, f) {
-  const d = S.data, ctx = S.boundary.getContext('2d'), size = BOUNDARY, px = Math.round(BOUNDARY * S.zoom);
-  if (S.boundary.width !== px) S.boundary.width = S.boundary.height = px;
+// what is drawn over the boundary and changes only when new points come (a few times a second): the points and
+// the axis numbers, painted once on a transparent layer of their own that every frame copies
+function overlay(S, px) {
+  const d = S.data, o = S.overlay || (S.overlay = { canvas: document.createElement('canvas') });
+  if (o.points === d.points && o.px === px && o.showVal === d.show_val) return o.canvas;
+  Object.assign(o, { points: d.points, px, showVal: d.show_val });
+  o.canvas.width = o.canvas.height = px;
+  const ctx = o.canvas.getContext('2d'), size = BOUNDARY;
   ctx.setTransform(S.zoom, 0, 0, S.zoom, 0, 0);
-  drawGrid(ctx, d, f.grid, d.res, 0, 0, size, 0.62);
   if (d.points) {
     drawPoints(ctx, d, d.points.train_xy, d.points.train_y, size, 'white');
     if (d.show_val) drawPoints(ctx, d, d.points.val_xy, d.points.val_y, size, 'black');
@@ -85,6 +102,16 @@ function drawBoundary(S, f) {
     ctx.fillText(String(v), Math.min(Math.max(p - 4, 2), size - 12), size - 3);
     ctx.fillText(String(v), 2, Math.min(Math.max(size - p + 4, 10), size - 14));
   });
+  return o.canvas;
+}
+
+function drawBoundary(S, f) {
+  const d = S.data, ctx = S.boundary.getContext('2d'), size = BOUNDARY, px = Math.round(BOUNDARY * S.zoom);
+  if (S.boundary.width !== px) S.boundary.width = S.boundary.height = px;
+  ctx.setTransform(S.zoom, 0, 0, S.zoom, 0, 0);
+  drawGrid(ctx, d, f.grid, d.res, 0, 0, size, 0.62);
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.drawImage(overlay(S, px), 0, 0);
   const L = d.labels;
   S.head.epoch.textContent = `${L.epoch} ${f.epoch.toLocaleString()}`;
   const fmt = (v) => (v === null || v === undefined ? '–' : v.toFixed(3));
@@ -95,7 +122,8 @@ function drawNet(S) {
   const n = S.data.net, canvas = S.net;
   const pad = S.zoom > 1 ? 32 : 0;  // the presenter view's card
   const width = Math.max(280, (S.root.clientWidth - pad - S.boundary.width - 24) / S.zoom), H = 380, box = 34;
-  canvas.width = Math.round(width * S.zoom); canvas.height = Math.round(H * S.zoom);
+  const cw = Math.round(width * S.zoom), ch = Math.round(H * S.zoom);
+  if (canvas.width !== cw || canvas.height !== ch) { canvas.width = cw; canvas.height = ch; }  // a new size clears it
   const ctx = canvas.getContext('2d');
   ctx.setTransform(S.zoom, 0, 0, S.zoom, 0, 0);
   ctx.clearRect(0, 0, width, H);
@@ -149,8 +177,9 @@ function render(S, data) {
   play(S, data, drawBoundary);
   if (data.net && ((fresh && sent.net) || rezoom)) drawNet(S);
   if (data.curve && ((fresh && sent.curve) || rezoom)) drawCurve(S);
-  S.head.status.textContent = data.labels.status || '';
-  S.head.status.className = 'lv-status ' + data.status;
+  const status = data.labels.status || '', cls = 'lv-status ' + data.status;  // written only when they change
+  if (S.head.status.textContent !== status) S.head.status.textContent = status;
+  if (S.head.status.className !== cls) S.head.status.className = cls;
 }
 
 export default function (component) {
