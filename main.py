@@ -8,13 +8,12 @@ lazily for st.dataframe) while another thread draws a figure handed plotly a hal
 until it is complete (about 0.4 s, once per process).
 """
 import importlib
-import threading
 from pathlib import Path
 
 import pandas  # noqa: F401 - see the docstring
 import streamlit as st
 
-from labs import LABS
+from labs import GROUPS, LABS
 from sim.core.threads import configure_threads
 from ui import classroom, present
 from ui.i18n import init_lang, t
@@ -27,7 +26,10 @@ st.set_page_config(page_title="ML Visual Simulator", page_icon=str(ICON), layout
 init_lang()
 
 home = st.Page("labs/home.py", title=t("nav.home"), icon=":material/home:", default=True)  # served at /
-pages = [st.Page(lab.file, title=t(f"nav.{lab.stem}"), icon=lab.icon, url_path=lab.url_path) for lab in LABS]
+menu = {"": [home]}  # the home page heads the menu, then a section per group of labs
+for group in GROUPS:
+    menu[t(f"nav.group.{group}")] = [st.Page(lab.file, title=t(f"nav.{lab.stem}"), icon=lab.icon, url_path=lab.url_path)
+                                     for lab in LABS if lab.group == group]
 
 
 def lab_pages() -> dict[str, classroom.LabPage]:
@@ -44,7 +46,7 @@ present.style()
 classroom.join_from_url()  # ?class=CODE: this session follows that class
 language_switch()
 banner = st.sidebar.empty()
-page = st.navigation([home, *pages])
+page = st.navigation(menu, expanded=True)  # every lab in sight, none behind "View more"
 if classroom.code():  # in a class: a teacher's change goes out, a student takes the class's before the page draws
     classroom.publish(classroom.lab_pages(), page.url_path)
     classroom.follow(classroom.lab_pages(), page.url_path)
@@ -57,15 +59,8 @@ if classroom.is_teacher():  # the teacher's settings as the page left them becom
 device_banner(banner)  # last, so importing torch never delays the first paint
 configure_threads()  # once per process (later calls do nothing), before any Play or Step trains a model
 
+# once per process: the classification engine's kernels compiled on a thread of their own (imported here, after the
+# page ran: importing numba would delay the first paint)
+from sim.nets.training import warm_up_in_background  # noqa: E402
 
-@st.cache_resource(show_spinner=False)
-def compile_engine() -> threading.Thread:
-    """Once per process: the classification engine's kernels compiled in the background (see warm_up)."""
-    from sim.nets.training import warm_up  # here: importing numba would delay the first paint
-
-    thread = threading.Thread(target=warm_up, name="compile-engine", daemon=True)
-    thread.start()
-    return thread
-
-
-compile_engine()
+warm_up_in_background()

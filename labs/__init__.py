@@ -1,4 +1,5 @@
-"""The labs, in menu order: main.py routes to them and the home page shows a card for each.
+"""The labs, in menu order and grouped: main.py routes to them (a menu section per group, headed nav.group.<group>)
+and the home page shows a card for each.
 
 Each lab is one folder, labs/<name>/: page.py (the Streamlit page), schema.py (PAGE, the prefix of its
 widget, session and i18n keys, and SCHEMA, its URL/widget parameters), and any UI part only that lab uses.
@@ -15,6 +16,7 @@ class Lab:
     url_path: str  # /<url_path> in the address bar
     icon: str  # Material icon
     stem: str  # i18n: nav.<stem> is the title, home.card.<stem> the card's text
+    group: str  # its menu section: one of GROUPS
 
     @property
     def file(self) -> str:
@@ -22,19 +24,21 @@ class Lab:
         return f"labs/{self.name}/page.py"
 
 
+GROUPS = ("basics", "llm", "systems")  # the menu's sections, in order
+
 LABS = [
-    Lab("classification", "classification", ":material/scatter_plot:", "classification"),
-    Lab("regression", "regression", ":material/show_chart:", "regression"),
-    Lab("generalization", "generalization", ":material/balance:", "generalization"),
-    Lab("optimizers", "optimizers", ":material/moving:", "optimizers"),
-    Lab("attention", "attention", ":material/visibility:", "attention"),
-    Lab("lm", "lm", ":material/text_fields:", "lm"),
-    Lab("shapes", "shapes", ":material/account_tree:", "shapes"),
-    Lab("blocks", "blocks", ":material/view_agenda:", "blocks"),
-    Lab("sequence", "sequence", ":material/timeline:", "sequence"),
-    Lab("gpu", "gpu", ":material/memory:", "gpu"),
-    Lab("foundations", "foundations", ":material/functions:", "foundations"),
-    Lab("classroom", "classroom", ":material/school:", "classroom"),
+    Lab("foundations", "foundations", ":material/functions:", "foundations", "basics"),
+    Lab("classification", "classification", ":material/scatter_plot:", "classification", "basics"),
+    Lab("regression", "regression", ":material/show_chart:", "regression", "basics"),
+    Lab("generalization", "generalization", ":material/balance:", "generalization", "basics"),
+    Lab("optimizers", "optimizers", ":material/moving:", "optimizers", "basics"),
+    Lab("sequence", "sequence", ":material/timeline:", "sequence", "llm"),
+    Lab("attention", "attention", ":material/visibility:", "attention", "llm"),
+    Lab("shapes", "shapes", ":material/account_tree:", "shapes", "llm"),
+    Lab("blocks", "blocks", ":material/view_agenda:", "blocks", "llm"),
+    Lab("lm", "lm", ":material/text_fields:", "lm", "llm"),
+    Lab("gpu", "gpu", ":material/memory:", "gpu", "systems"),
+    Lab("classroom", "classroom", ":material/school:", "classroom", "systems"),
 ]
 
 

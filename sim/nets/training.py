@@ -6,8 +6,10 @@ mini-batches of 10 points) costs ~30 µs there, against ~6 ms of per-op overhead
 and the compiled call releases the GIL, so the sessions' threads train on every core.
 """
 
+import functools
 import itertools
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -321,3 +323,11 @@ def warm_up() -> None:
     trainer = Trainer(ClassifierConfig(n=20, dropout=0.1))
     trainer.step(1)
     trainer.predict_grid(2)
+
+
+@functools.cache
+def warm_up_in_background() -> threading.Thread:
+    """Once per process (later calls return the same thread): warm_up on a daemon thread of its own."""
+    thread = threading.Thread(target=warm_up, name="compile-engine", daemon=True)
+    thread.start()
+    return thread
