@@ -44,7 +44,6 @@ function cellColour(d, px, i) {
   return d.discretize ? mix(WHITE, CLASS[best], 0.65) : mix(WHITE, c, 0.75 * strength);
 }
 
-// fade < 1 lightens the picture, so the points drawn on top of the boundary stay visible
 // one offscreen canvas and pixel buffer per grid resolution, kept: a frame reuses them
 const GRIDS = new Map();
 function gridCanvas(res) {
@@ -59,6 +58,7 @@ function gridCanvas(res) {
   return g;
 }
 
+// fade < 1 lightens the picture, so the points drawn on top of the boundary stay visible
 function drawGrid(ctx, d, b64, res, x, y, size, fade = 1) {
   const px = bytes(b64), g = gridCanvas(res), out = g.img.data;
   for (let i = 0; i < res * res; i++) {
@@ -66,9 +66,8 @@ function drawGrid(ctx, d, b64, res, x, y, size, fade = 1) {
     out[i * 4] = c[0]; out[i * 4 + 1] = c[1]; out[i * 4 + 2] = c[2]; out[i * 4 + 3] = 255;
   }
   g.ctx.putImageData(g.img, 0, 0);
-  const off = g.canvas;
   ctx.imageSmoothingEnabled = true;
-  ctx.drawImage(off, x, y, size, size);
+  ctx.drawImage(g.canvas, x, y, size, size);
 }
 
 function drawPoints(ctx, d, xy64, lab64, size, stroke) {
