@@ -1,7 +1,8 @@
-"""The foundations lab's costs: what a redraw of each section computes (the functions the page calls), and the
-article's 4096³ matrix product on this CPU (1 thread and all threads).
+"""The foundations lab's costs: what a redraw of each section computes (the functions the page calls), the
+article's 4096³ matrix product on this CPU (1 thread and all threads), and the CPU-vs-GPU section's sweep (its
+throughputs, roofs and wall time; target <= 20 s).
 
-    python -m benchmarks.foundations [--no-matmul]
+    python -m benchmarks foundations [--no-matmul] [--no-sweep]
 """
 import argparse
 import time
@@ -11,6 +12,7 @@ from sim.autograd.loop import dropout_outputs, saved_for_backward, train
 from sim.autograd.network import NetConfig, forward_backward, stage
 from sim.linalg import matrices as mx
 from sim.linalg.matmul import ARTICLE_N, cpu_threads, time_matmul
+from sim.linalg.roofline import SWEEP_SIZES, run_sweep
 from sim.linalg.vectors import analyse
 from sim.plots.foundations import graph_figure, plane_figure, vector_pad_payload
 
@@ -35,6 +37,7 @@ def graph_redraw(config: NetConfig) -> None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.foundations", description=__doc__.splitlines()[0])
     parser.add_argument("--no-matmul", action="store_true", help="leave out the 4096³ timing")
+    parser.add_argument("--no-sweep", action="store_true", help="leave out the CPU-vs-GPU section's sweep")
     args = parser.parse_args(argv)
     rows = {
         "graph 2-1x2 (build, backward, figure)": lambda: graph_redraw(NetConfig()),
@@ -57,6 +60,23 @@ def main(argv=None) -> None:
         for threads in (1, cpu_threads()):
             t = time_matmul(ARTICLE_N, threads)
             print(f"matmul {ARTICLE_N}³ float32, {threads} thread(s): {t.seconds:.3f} s, {t.gflops:.1f} GFLOP/s")
+    if not args.no_sweep:
+        sweep()
+
+
+def sweep() -> None:
+    """The CPU-vs-GPU section's sweep, as the page runs it (labs/foundations/hardware.py: run_sweep(sizes))."""
+    s = run_sweep(SWEEP_SIZES)
+    print(f"sweep n = {', '.join(map(str, SWEEP_SIZES))} at {s.threads} thread(s), copy and add:"
+          f" {s.seconds:.1f} s wall (target <= 20 s)")
+    for k in s.threads:
+        print(f"  matmul {k} thread(s): " + ", ".join(f"{p.n}: {p.flops_per_s / 1e9:.1f}" for p in s.matmul_at(k))
+              + " GFLOP/s")
+    for p in s.copy + s.add:
+        print(f"  {p.op} {p.n} float32, {p.threads} thread(s): {p.bytes_per_s / 1e9:.1f} GB/s,"
+              f" {p.flops_per_s / 1e9:.2f} GFLOP/s")
+    print(f"  roofs: peak {s.peak_flops / 1e9:.1f} GFLOP/s (n = {s.peak_point.n}, {s.peak_point.threads} thread(s)),"
+          f" bandwidth {s.bandwidth / 1e9:.1f} GB/s, ridge {s.ridge:.2f} FLOP/byte")
 
 
 if __name__ == "__main__":

@@ -145,7 +145,7 @@ def test_fuzz_every_widget():
             widgets = [w for kind in ("slider", "select_slider", "selectbox", "number_input", "button", "button_group",
                                       "toggle") for w in getattr(at, kind)
                        if w.key and w.key.startswith("fnd.") and w.key not in ("fnd.section", "fnd.node", "fnd.mm_n",
-                                                                                 "fnd.measure")]
+                                                                                 "fnd.measure", "fnd.hw_run")]
             w = rng.choice(widgets)
             fuzz_widget(w, rng, choices)
             at.run()
