@@ -48,8 +48,8 @@ def main(argv=None) -> None:
         "depth: 3 activations, depth 20, and the sweep": lambda: ([layer_grad_norms(a, 20, 1.0) for a in
                                                                    ("sigmoid", "tanh", "relu")],
                                                                   first_layer_by_depth(1.0)),
-        "vectors: numbers and the pad's payload": lambda: (lambda r: vector_pad_payload(
-            r.a, r.b, r.total, r.scaled, r.projection, 5.0, 0.1, {}))(analyse((3, 1), (1, 3), 1.5)),
+        "vectors: numbers and the pad's payload": lambda: (analyse((3, 1), (1, 3), 1.5),
+                                                           vector_pad_payload((3, 1), (1, 3), 1.5, 5.0, 0.1, {}, {})),
         "matrices: two plane figures": lambda: [plane_figure([("A", mx.grid_lines(m), mx.unit_square(m))] * 2,
                                                              {"before": "b", "after": "a"})
                                                 for m in (mx.PRESETS["shear"], mx.PRESETS["rotate45"])],
