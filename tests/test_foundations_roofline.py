@@ -44,13 +44,21 @@ def test_best_seconds_is_per_call():
     assert 0 < seconds < 0.005
 
 
-def test_no_batch_starts_after_the_budget():
-    calls = []
-    rf.best_seconds(lambda: calls.append(1), batches=5, min_batch_s=0, budget_s=0)
-    assert len(calls) == 2  # the warm-up and one batch of one call
+def test_no_batch_starts_after_the_budget(monkeypatch):
+    clock, calls = [0.0], []
+
+    def op():  # an operation that takes one second of a fake clock
+        calls.append(1)
+        clock[0] += 1.0
+
+    monkeypatch.setattr(rf.time, "perf_counter", lambda: clock[0])
+    assert rf.best_seconds(op, batches=5, min_batch_s=0, budget_s=2.5) == 1.0
+    assert len(calls) == 4  # the warm-up, then batches until 2.5 s had passed: 1, 2, 3 s
     calls.clear()
-    rf.best_seconds(lambda: calls.append(1), batches=5, min_batch_s=0, budget_s=60)
-    assert len(calls) == 6
+    assert rf.best_seconds(op, batches=5, min_batch_s=0, budget_s=1.0) == 1.0
+    assert len(calls) == 1  # the warm-up alone took the budget: it is the answer
+    calls.clear()
+    assert rf.best_seconds(op, batches=5, min_batch_s=0, budget_s=60) == 1.0 and len(calls) == 6
 
 
 def test_the_sweep_returns_what_it_timed(monkeypatch):
