@@ -7,7 +7,7 @@ from waits import eventually
 
 from browsertools import no_exception, open_page, pixels
 from sim.linalg.vectors import analyse
-from sim.plots.palette import BLUE, GOOD, NEUTRAL, rgb, tint
+from sim.plots.palette import BLUE, GOOD, INK, NEUTRAL, ORANGE, rgb, tint
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -166,4 +166,14 @@ def test_the_numbers_written_while_dragging_are_the_engines(server, page, lang):
     assert drawn_numbers(page)[2][1] == cat["fnd.vec.zero"].format(which="b")  # b = 0: no angle, no cosine
     page.wait_for_function("() => new URLSearchParams(location.search).get('bx') === '0'", timeout=30_000)
     page.wait_for_function("() => new URLSearchParams(location.search).get('ax') === '4.4'", timeout=30_000)
+    no_exception(page)
+
+
+def test_the_cpu_sweep_draws_its_throughput_and_the_roofline(server, page):
+    open_page(page, f"{server}/foundations?lang=zh&section=hardware&hw_max=256")
+    page.locator(".st-key-fnd-hw_run button").click(timeout=60_000)
+    roofline = eventually(lambda: shot(page, 1), timeout=120)  # the second chart: drawn once the sweep is done
+    assert share(roofline, INK, 40) > 0.002  # the roof, drawn in ink
+    assert share(shot(page, 0), ORANGE, 40) > 0.001  # the 1-thread line of the throughput chart
+    assert page.locator(".st-key-fnd-hw_run").count() == 0  # measured: nothing to press again
     no_exception(page)

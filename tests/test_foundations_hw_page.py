@@ -42,6 +42,8 @@ def test_the_sweep_runs_on_its_button_and_places_the_operations_on_the_roofline(
     assert add["x"] == pytest.approx([1 / 12] * len(s.threads)) and add["y"] == [p.flops_per_s / 1e9 for p in s.add]
     text = texts(at)
     assert f"{s.peak_flops / 1e9:.1f}" in text and f"{s.bandwidth / 1e9:.1f}" in text and f"{s.ridge:.3g}" in text
+    big = s.matmul_at(s.all_threads)[-1]  # right or left of the ridge, said as it is
+    assert head("fnd.hw.placed.compute" if big.intensity >= s.ridge else "fnd.hw.placed.memory", cat) in text
     table = at.dataframe[0].value
     assert len(table) == len(GPUS) + 1 and cat["fnd.hw.measured"] in set(table[cat["fnd.hw.col.source"]])
     at.run()  # measured once per process: the figures stay, with nothing to press again

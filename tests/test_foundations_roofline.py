@@ -97,3 +97,20 @@ def test_a_real_tiny_sweep_times_every_operation():
         assert math.isfinite(p.seconds) and p.seconds > 0
     assert all(p.flops_per_s <= s.peak_flops for p in s.matmul)  # nothing timed is above the compute roof
     assert s.add[0].intensity == pytest.approx(1 / 12) and s.matmul[1].intensity == pytest.approx(32 / 6)
+
+
+def test_the_figures_draw_what_they_are_given():
+    from sim.plots.roofline import roofline_figure, sweep_figure
+
+    fig = sweep_figure([("1", [64, 128], [10.0, 20.0]), ("2", [64, 128], [15.0, 35.0])], {"x": "n", "y": "g"})
+    assert [d.name for d in fig.data] == ["1", "2"] and list(fig.data[1].y) == [15.0, 35.0]
+    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
+    roof = rf.roof_curve(100e9, 10e9, 0.01, 1000, 11)
+    fig = roofline_figure(roof, 10.0, [("mm 1", [5.0], [40e9], ["n = 30"]), ("mm 2", [10.0], [80e9], ["n = 60"])],
+                          ("add", [1 / 12], [0.5e9], ["1"]), {"x": "i", "y": "g", "roof": "r", "ridge": "ridge"})
+    assert [d.name for d in fig.data] == ["r", "mm 1", "mm 2", "add"]
+    assert list(fig.data[0].y) == [y / 1e9 for y in roof[1]] and list(fig.data[3].y) == [0.5]  # in GFLOP/s
+    sweep_colours = [d.line.color for d in sweep_figure([("1", [1], [1]), ("2", [1], [1])], {"x": "", "y": ""}).data]
+    assert [d.marker.color for d in fig.data[1:3]] == sweep_colours  # a thread count keeps its colour
+    assert fig.data[3].marker.color not in sweep_colours
+    assert fig.layout.shapes[0].x0 == 10.0  # the ridge

@@ -27,7 +27,7 @@ def sizes_up_to(top: int) -> tuple[int, ...]:
     return tuple(n for n in rf.SWEEP_SIZES if n <= top)
 
 
-def run(top: int) -> rf.Sweep:
+def run(top: int) -> None:
     bar = st.progress(0.0, text=t("fnd.hw.running"))
 
     def progress(done: int, total: int, label: str) -> None:
@@ -36,8 +36,6 @@ def run(top: int) -> rf.Sweep:
 
     sweep = rf.run_sweep(sizes_up_to(top), progress=progress)
     sweeps()[top] = sweep
-    bar.empty()
-    return sweep
 
 
 def intensity_part(top: int) -> None:
@@ -88,18 +86,20 @@ def results_part(sweep: rf.Sweep) -> None:
     groups = [(t("fnd.hw.fig.matmul", threads=k), [p.intensity for p in sweep.matmul_at(k)],
                [p.flops_per_s for p in sweep.matmul_at(k)], [f"n = {p.n}" for p in sweep.matmul_at(k)])
               for k in sweep.threads]
-    groups.append((t("fnd.hw.fig.add"), [p.intensity for p in sweep.add], [p.flops_per_s for p in sweep.add],
-                   [t("fnd.hw.fig.threads", threads=p.threads) for p in sweep.add]))
+    add = (t("fnd.hw.fig.add"), [p.intensity for p in sweep.add], [p.flops_per_s for p in sweep.add],
+           [t("fnd.hw.fig.threads", threads=p.threads) for p in sweep.add])
     roof = rf.roof_curve(sweep.peak_flops, sweep.bandwidth)
-    charts.plotly_chart(st, roofline_figure(roof, sweep.ridge, groups, {
+    charts.plotly_chart(st, roofline_figure(roof, sweep.ridge, groups, add, {
         "x": t("fnd.hw.fig.intensity"), "y": t("fnd.hw.fig.gflops"), "roof": t("fnd.hw.fig.roof"),
         "ridge": t("fnd.hw.fig.ridge")}), key="fnd.fig_roofline")
-    add = max(sweep.add, key=lambda p: p.flops_per_s)
+    fastest_add = max(sweep.add, key=lambda p: p.flops_per_s)
     big = sweep.matmul_at(sweep.all_threads)[-1]
-    st.markdown(t("fnd.hw.placed", i_add=f"{add.intensity:.3g}", add=f"{add.flops_per_s / 1e9:.3g}",
-                  add_roof=f"{sweep.attainable(add.intensity) / 1e9:.3g}",
-                  add_share=f"{add.flops_per_s / sweep.peak_flops:.1%}", n=big.n, i_mm=f"{big.intensity:.4g}",
-                  mm=f"{big.flops_per_s / 1e9:.3g}", mm_roof=f"{sweep.attainable(big.intensity) / 1e9:.3g}"))
+    bound = "compute" if big.intensity >= sweep.ridge else "memory"
+    st.markdown(t("fnd.hw.placed", i_add=f"{fastest_add.intensity:.3g}", add=f"{fastest_add.flops_per_s / 1e9:.3g}",
+                  add_roof=f"{sweep.attainable(fastest_add.intensity) / 1e9:.3g}",
+                  add_share=f"{fastest_add.flops_per_s / sweep.peak_flops:.1%}"))
+    st.markdown(t(f"fnd.hw.placed.{bound}", n=big.n, i_mm=f"{big.intensity:.4g}", mm=f"{big.flops_per_s / 1e9:.3g}",
+                  mm_roof=f"{sweep.attainable(big.intensity) / 1e9:.3g}"))
 
 
 def hardware_section(state: PageState) -> None:
@@ -110,7 +110,8 @@ def hardware_section(state: PageState) -> None:
     sweep = sweeps().get(top)
     if sweep is None and st.button(t("fnd.hw.run", sizes=", ".join(map(str, sizes_up_to(top)))),
                                    icon=":material/speed:", key="fnd.hw_run"):
-        sweep = run(top)
+        run(top)
+        st.rerun()  # drawn again with the figures, and without the button
     if sweep is None:
         st.caption(t("fnd.hw.not_yet"))
     else:

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from sim.plots.palette import BLUE, GOOD, INK, NEUTRAL, ORANGE
 
 MARGIN = dict(l=50, r=10, t=30, b=40)
-SERIES = (ORANGE, BLUE, GOOD, NEUTRAL)
+SERIES = (ORANGE, BLUE, NEUTRAL)  # 1 thread, all threads (GOOD: the element-wise operation)
 
 
 def sweep_figure(series: Sequence[tuple[str, Sequence[int], Sequence[float]]], labels: dict) -> go.Figure:
@@ -26,18 +26,21 @@ def sweep_figure(series: Sequence[tuple[str, Sequence[int], Sequence[float]]], l
 
 
 def roofline_figure(roof: tuple[Sequence[float], Sequence[float]], ridge: float,
-                    points: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[str]]],
+                    products: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[str]]],
+                    elementwise: tuple[str, Sequence[float], Sequence[float], Sequence[str]],
                     labels: dict) -> go.Figure:
     """The roofline (log-log): `roof` = (intensities, attainable FLOP/s) drawn as the roof, a dotted line at the
-    ridge, and the measured operations as markers: (name, intensities, FLOP/s, hover texts) per group, plotted in
-    GFLOP/s. labels: "x", "y", "roof", "ridge"."""
+    ridge, and the measured operations as markers, plotted in GFLOP/s: the matrix products, one group per thread
+    count (coloured as in sweep_figure), and the element-wise operation; each group (name, intensities, FLOP/s, hover
+    texts). labels: "x", "y", "roof", "ridge"."""
     fig = go.Figure()
     xs, ys = roof
     fig.add_trace(go.Scatter(x=list(xs), y=[y / 1e9 for y in ys], mode="lines", name=labels["roof"],
                              line=dict(color=INK, width=3), hoverinfo="skip"))
     fig.add_vline(x=ridge, line=dict(color=NEUTRAL, dash="dot"), annotation_text=labels["ridge"],
-                  annotation_position="bottom right")
-    for (name, x, y, text), colour in zip(points, (BLUE, ORANGE, GOOD, NEUTRAL), strict=False):
+                  annotation_position="top left")
+    groups = [*zip(products, SERIES, strict=False), (elementwise, GOOD)]
+    for (name, x, y, text), colour in groups:
         fig.add_trace(go.Scatter(x=list(x), y=[v / 1e9 for v in y], mode="markers", name=name, text=list(text),
                                  marker=dict(color=colour, size=11, line=dict(color="white", width=1)),
                                  hovertemplate="%{text}<br>%{x:.3g} FLOP/B · %{y:.3g} GFLOP/s<extra></extra>"))
