@@ -1,6 +1,8 @@
 """CPU against GPU: matrix-product throughput against size measured on this CPU (a sweep, once per app process),
 arithmetic intensity of a matrix product against an element-wise addition, the roofline from the two measured roofs,
 and the GPU lab's published peaks beside them."""
+import threading
+
 import streamlit as st
 
 from sim.gpu.memsim import GPUS
@@ -21,6 +23,12 @@ ARTICLE_H100_CORES = 16896  # the CUDA cores the article gives for an H100
 def sweeps() -> dict[int, rf.Sweep]:
     """One sweep per largest size, run once per app process and shared by every session (written once)."""
     return {}
+
+
+@st.cache_resource(show_spinner=False)
+def sweep_lock() -> threading.Lock:
+    """Two sessions pressing at once: the second waits for the first's sweep and shows it."""
+    return threading.Lock()
 
 
 def sizes_up_to(top: int) -> tuple[int, ...]:
@@ -110,7 +118,9 @@ def hardware_section(state: PageState) -> None:
     sweep = sweeps().get(top)
     if sweep is None and st.button(t("fnd.hw.run", sizes=", ".join(map(str, sizes_up_to(top)))),
                                    icon=":material/speed:", key="fnd.hw_run"):
-        run(top)
+        with sweep_lock():
+            if top not in sweeps():
+                run(top)
         st.rerun()  # drawn again with the figures, and without the button
     if sweep is None:
         st.caption(t("fnd.hw.not_yet"))
