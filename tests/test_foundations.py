@@ -179,10 +179,9 @@ def test_the_other_figures_draw_what_they_are_given():
     fig = plots.depth_figure({"relu": np.array([1.0, 0.0])}, {"relu": np.array([1.0, 2.0])}, (5, 10),
                              {k: k for k in ("per_layer", "by_depth", "layer", "depth", "norm")})
     assert min(fig.data[0].y) > 0  # a zero norm is drawn at the floor of the log scale, not dropped
-    r = analyse((3, 1), (0, 0), 1.5)
-    pad = plots.vector_pad_payload(r.a, r.b, r.total, r.scaled, r.projection, 5.0, 0.1, {"a": "a"})
-    assert pad["a"] == [3.0, 1.0] and pad["derived"]["total"] == [3.0, 1.0] and pad["derived"]["scaled"] == [4.5, 1.5]
-    assert pad["derived"]["projection"] is None and pad["range"] > pad["limit"] == 5.0  # no projection onto 0
+    pad = plots.vector_pad_payload((3, 1), (0, 0), 1.5, 5.0, 0.1, {"a": "a"}, {"zero": "z"})
+    assert pad["a"] == [3.0, 1.0] and pad["b"] == [0.0, 0.0] and pad["k"] == 1.5 and pad["texts"] == {"zero": "z"}
+    assert pad["range"] > pad["limit"] == 5.0 and pad["labels"] == {"a": "a"}
     fig = plots.plane_figure([("A", mx.grid_lines(mx.MIRROR), mx.unit_square(mx.MIRROR))],
                              {"before": "b", "after": "a"})
     square = next(d for d in fig.data if d.name == "a")
@@ -195,7 +194,7 @@ def test_the_other_figures_draw_what_they_are_given():
 def test_the_benchmark_runs_the_functions_the_page_calls(capsys):
     from benchmarks import foundations
 
-    foundations.main(["--no-matmul"])
+    foundations.main(["--no-matmul", "--no-sweep"])
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 8 and all(line.rstrip().endswith(" ms") for line in lines)
 

@@ -6,7 +6,8 @@ from playwright.sync_api import Error as PlaywrightError
 from waits import eventually
 
 from browsertools import no_exception, open_page, pixels
-from sim.plots.palette import BLUE, GOOD, NEUTRAL, rgb, tint
+from sim.linalg.vectors import analyse
+from sim.plots.palette import BLUE, GOOD, INK, NEUTRAL, ORANGE, rgb, tint
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -112,3 +113,67 @@ def test_dragging_a_vector_moves_it_and_the_server_recomputes_the_numbers(server
 
 def _shows(locator, text: str) -> None:
     assert text in locator.inner_text().replace("\\", ""), text
+
+
+def expected_numbers(a, b, k, cat) -> list[str]:
+    """What the pad must write for a, b and k: the catalogue's texts filled with sim.linalg.vectors.analyse's numbers
+    in Python's formats, Markdown as read on screen (bold gone, "  \\n" a line break)."""
+    r = analyse(a, b, k)
+    pair = lambda v: f"({v[0]:.3g}, {v[1]:.3g})"  # noqa: E731
+    shown = lambda text: text.replace("**", "").replace("  \n", "\n")  # noqa: E731
+    out = [shown(cat["fnd.vec.numbers"].format(
+        a=pair(r.a), b=pair(r.b), sum=pair(r.total), k=f"{r.k:g}", scaled=pair(r.scaled), na=f"{r.norm_a:.4g}",
+        nb=f"{r.norm_b:.4g}", ax=f"{r.a[0]:g}", ay=f"{r.a[1]:g}", bx=f"{r.b[0]:g}", by=f"{r.b[1]:g}",
+        dot=f"{r.dot:.4g}"))]
+    if r.zero:
+        return [*out, shown(cat["fnd.vec.zero"].format(which=", ".join(r.zero)))]
+    return [*out, shown(cat["fnd.vec.angle"].format(
+        dot=f"{r.dot:.4g}", na=f"{r.norm_a:.4g}", nb=f"{r.norm_b:.4g}", cos=f"{r.cos:.4f}", angle=f"{r.angle_deg:.1f}",
+        proj=pair(r.projection), coef=f"{r.dot / r.norm_b ** 2:.4g}")), shown(cat[f"fnd.vec.kind.{r.kind}"])]
+
+
+def drawn_numbers(page) -> tuple[tuple[float, float], tuple[float, float], list[str]]:
+    """The pad's a and b as it drew them, and the paragraphs it wrote beside the picture."""
+    return page.evaluate("""() => {
+        const pad = document.querySelector('[data-testid="vector-pad"]');
+        const p = [...pad.querySelectorAll('[data-testid="vector-pad-numbers"] p')].map((e) => e.innerText);
+        return [pad.dataset.a.split(',').map(Number), pad.dataset.b.split(',').map(Number), p]; }""")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_numbers_written_while_dragging_are_the_engines(server, page, lang):
+    """Drag a and b through several places (the mouse held down: the server has not answered) and read what the
+    browser wrote: every number equals sim.linalg.vectors.analyse's, formatted as the page's texts ask."""
+    cat = catalogue(lang)
+    k = -1.5
+    open_page(page, f"{server}/foundations?lang={lang}&section=vectors&ax=3&ay=1&bx=1&by=3&scalar={k}")
+    pad = page.locator('[data-testid="vector-pad"] canvas')
+    pad.wait_for(timeout=60_000)
+    pad.scroll_into_view_if_needed()
+    box = pad.bounding_box()
+    a, b = drawn_numbers(page)[:2]
+    assert drawn_numbers(page)[2] == expected_numbers(a, b, k, cat)  # as first drawn: (3, 1), (1, 3)
+    for name, start, stops in (("a", (3, 1), [(-2, 2), (-1.3, 0.7), (4.4, -3.9)]),
+                               ("b", (1, 3), [(2.6, -2.2), (0.5, 0.1), (0, 0)])):
+        page.mouse.move(*handle_xy(box, start))
+        page.mouse.down()
+        for stop in stops:
+            page.mouse.move(*handle_xy(box, stop), steps=3)
+            a, b, shown = drawn_numbers(page)
+            assert (a if name == "a" else b) == list(stop)
+            assert shown == expected_numbers(a, b, k, cat), (a, b)
+        page.mouse.up()
+    assert drawn_numbers(page)[2][1] == cat["fnd.vec.zero"].format(which="b")  # b = 0: no angle, no cosine
+    page.wait_for_function("() => new URLSearchParams(location.search).get('bx') === '0'", timeout=30_000)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('ax') === '4.4'", timeout=30_000)
+    no_exception(page)
+
+
+def test_the_cpu_sweep_draws_its_throughput_and_the_roofline(server, page):
+    open_page(page, f"{server}/foundations?lang=zh&section=hardware&hw_max=256")
+    page.locator(".st-key-fnd-hw_run button").click(timeout=60_000)
+    roofline = eventually(lambda: shot(page, 1), timeout=120)  # the second chart: drawn once the sweep is done
+    assert share(roofline, INK, 40) > 0.002  # the roof, drawn in ink
+    assert share(shot(page, 0), ORANGE, 40) > 0.001  # the 1-thread line of the throughput chart
+    assert page.locator(".st-key-fnd-hw_run").count() == 0  # measured: nothing to press again
+    no_exception(page)

@@ -1,4 +1,5 @@
 """AppTest: the foundations lab in both languages, every section, its buttons and widgets, URL values, bad input."""
+import json
 import random
 
 import pytest
@@ -6,6 +7,7 @@ import pytest
 from apptools import fuzz_widget, open_lab, schema_choices, shared_lab, texts
 from labs.foundations.schema import SCHEMA, SECTIONS
 from sim.autograd.network import NetConfig, forward_backward
+from sim.linalg.vectors import KINDS
 from ui.i18n import catalogue
 
 P = "labs/foundations/page.py"
@@ -31,6 +33,8 @@ def test_every_section_in_both_languages(lang, section):
     if section == "vectors":  # the canvas pad, with a and b from the page's values
         (pad,) = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("mlsim_vector_pad")]
         assert '"a": [3.0, 1.0]' in pad.proto.json
+    elif section == "hardware":  # before the sweep: the intensities and the published table (the sweep: its own test)
+        assert at.dataframe and at.button(key="fnd.hw_run")
     else:
         assert at.get("plotly_chart")
 
@@ -102,12 +106,25 @@ def test_the_depth_section_and_no_activation_chosen():
     assert at.info and head("fnd.depth.none") in at.info[0].value
 
 
-def test_vectors_presets_and_the_zero_vector():
-    at = page(section="vectors")
+def pad_data(at) -> dict:
+    (pad,) = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("mlsim_vector_pad")]
+    return json.loads(pad.proto.json)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_vectors_presets_and_the_zero_vector(lang):
+    """The pad gets a, b, k and the page's texts in the page's language (it writes the numbers itself: checked
+    against the engine in tests/test_foundations_browser.py)."""
+    cat = catalogue(lang)
+    at = page(lang, section="vectors", scalar="-2")
     at.button(key="fnd.vec_perpendicular").click().run()
-    assert at.slider(key="fnd.bx").value == -1.0 and "**0.0000**" in texts(at)
+    data = pad_data(at)
+    assert at.slider(key="fnd.bx").value == -1.0 and data["a"] == [2.0, 1.0] and data["b"] == [-1.0, 2.0]
+    assert data["k"] == -2.0 and data["texts"]["numbers"] == cat["fnd.vec.numbers"]
+    assert data["texts"]["angle"] == cat["fnd.vec.angle"] and data["texts"]["zero"] == cat["fnd.vec.zero"]
+    assert data["texts"]["kind"] == {k: cat[f"fnd.vec.kind.{k}"] for k in KINDS}
     at.button(key="fnd.vec_zero").click().run()
-    assert at.warning and head("fnd.vec.zero") in at.warning[0].value
+    assert pad_data(at)["a"] == [0.0, 0.0] and not at.exception
     assert "7.6811" in texts(at) and "√59" in texts(at)  # the article's example beside the lab's number
 
 
@@ -145,7 +162,7 @@ def test_fuzz_every_widget():
             widgets = [w for kind in ("slider", "select_slider", "selectbox", "number_input", "button", "button_group",
                                       "toggle") for w in getattr(at, kind)
                        if w.key and w.key.startswith("fnd.") and w.key not in ("fnd.section", "fnd.node", "fnd.mm_n",
-                                                                                 "fnd.measure")]
+                                                                                 "fnd.measure", "fnd.hw_run")]
             w = rng.choice(widgets)
             fuzz_widget(w, rng, choices)
             at.run()

@@ -133,6 +133,9 @@ RAW_HTML_SITES = {
     ("labs/gpu/memsim_view.js", "legend.innerHTML"): "palette colours and catalogue words (no params): app-made",
     ("labs/foundations/vector_pad.js", "root.innerHTML"): "constant styles and empty boxes; the help text goes in as "
                                                           "textContent",
+    ("labs/foundations/vector_pad.js", "S.numbers.innerHTML"): "the page's catalogue texts, HTML-escaped (escapeHtml) "
+                                                               "before **bold** and line breaks become <b> and <br>; "
+                                                               "the numbers filled in are formatted by the pad",
 }
 
 

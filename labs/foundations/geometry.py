@@ -18,7 +18,7 @@ from sim.linalg.matmul import (
     time_matmul,
     time_matmul_cuda,
 )
-from sim.linalg.vectors import ARTICLE_VECTOR, analyse, norm
+from sim.linalg.vectors import ARTICLE_VECTOR, norm
 from sim.plots.foundations import plane_figure, throughput_figure
 from sim.plots.shapes import human_bytes
 from ui import charts
@@ -29,10 +29,6 @@ from ui.urlstate import PageState, set_values
 ss = st.session_state
 VECTOR_PRESETS = {"same": (2.0, 1.0, 4.0, 2.0), "perpendicular": (2.0, 1.0, -1.0, 2.0),
                   "opposite": (2.0, 1.0, -4.0, -2.0), "zero": (0.0, 0.0, 1.0, 2.0)}
-
-
-def fmt(v) -> str:
-    return f"({v[0]:.3g}, {v[1]:.3g})"
 
 
 # ---------- vectors ----------
@@ -51,20 +47,7 @@ def vectors_section(state: PageState) -> None:
         for name in VECTOR_PRESETS:
             bar.button(t(f"fnd.vec.preset.{name}"), on_click=set_vectors, args=(name,), key=f"fnd.vec_{name}")
     v = state.values
-    r = analyse((v["ax"], v["ay"]), (v["bx"], v["by"]), v["scalar"])
-    left, right = st.columns([3, 2], gap="medium")
-    vector_pad(state, r, left)
-    with right:
-        st.markdown(t("fnd.vec.numbers", a=fmt(r.a), b=fmt(r.b), sum=fmt(r.total), k=f"{r.k:g}", scaled=fmt(r.scaled),
-                      na=f"{r.norm_a:.4g}", nb=f"{r.norm_b:.4g}", ax=f"{r.a[0]:g}", ay=f"{r.a[1]:g}",
-                      bx=f"{r.b[0]:g}", by=f"{r.b[1]:g}", dot=f"{r.dot:.4g}"))
-        if r.zero:
-            st.warning(t("fnd.vec.zero", which=", ".join(r.zero)), icon=":material/block:")
-        else:
-            st.markdown(t("fnd.vec.angle", dot=f"{r.dot:.4g}", na=f"{r.norm_a:.4g}", nb=f"{r.norm_b:.4g}",
-                          cos=f"{r.cos:.4f}", angle=f"{r.angle_deg:.1f}", proj=fmt(r.projection),
-                          coef=f"{r.dot / r.norm_b ** 2:.4g}"))
-            st.info(t(f"fnd.vec.kind.{r.kind}"), icon=":material/explore:")
+    vector_pad(state, (v["ax"], v["ay"]), (v["bx"], v["by"]), v["scalar"])  # it writes the numbers too
     x = ARTICLE_VECTOR
     course_note(t("fnd.vec.course.says"), t("fnd.vec.course.shows", x=f"{x[0]:g}", y=f"{x[1]:g}", z=f"{x[2]:g}",
                                             s=f"{sum(c * c for c in x):g}", norm=f"{norm(x):.4f}",

@@ -2,9 +2,10 @@
 from sim.autograd.depth import ACTIVATIONS as DEPTH_ACTIVATIONS
 from sim.autograd.network import ACTIVATIONS, MAX_INPUTS, MAX_LAYERS, MAX_WIDTH, PHASES
 from sim.linalg.matmul import SIZES
+from sim.linalg.roofline import SWEEP_SIZES
 from ui.schema import Param
 
-SECTIONS = ("backprop", "loop", "depth", "vectors", "matrices")
+SECTIONS = ("backprop", "loop", "depth", "vectors", "matrices", "hardware")
 RATES = (0.01, 0.03, 0.1, 0.3, 1.0, 2.0)
 SCALES = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
 
@@ -43,4 +44,6 @@ SCHEMA = [
       for m, values in (("a", (1.0, 1.0, 0.0, 1.0)), ("b", (0.0, -1.0, 1.0, 0.0)))
       for i, v in zip((11, 12, 21, 22), values, strict=True)),
     Param("mm_n", "choice", 4096, choices=SIZES),
+    # CPU against GPU: the largest size of the throughput sweep
+    Param("hw_max", "choice", SWEEP_SIZES[-1], choices=SWEEP_SIZES[2:]),
 ]

@@ -1,18 +1,21 @@
-// Two vectors dragged on a canvas (labs/foundations/vector_pad.py). Python sends a, b and what it computed from
-// them (a + b, k·a, the projection of a on b: sim.plots.foundations.vector_pad_payload); the handles at a's and
-// b's tips follow the pointer at once, snapped to the sliders' 0.1 grid, and each move is sent back (at most one
-// every SEND_MS while dragging, and on release) so that the server recomputes the numbers. Until they come back,
-// the derived arrows are drawn faint. Nothing here computes a number the page shows.
+// Two vectors dragged on a canvas (labs/foundations/vector_pad.py). Python sends a, b, the scalar k and the page's
+// translated texts (sim.plots.foundations.vector_pad_payload); the handles at a's and b's tips follow the pointer,
+// snapped to the sliders' 0.1 grid, and every arrow and every number beside the picture (a + b, k·a, the norms, the
+// dot product, the cosine similarity and angle, the projection) is computed and written here, in the browser, at
+// once. The same arithmetic as sim.linalg.vectors.analyse, formatted as Python's format specs would (a browser test
+// compares the two). Each move is also sent back (at most one every SEND_MS while dragging, and on release), so
+// that the page's values and its URL follow.
 const SIZE = 420, SEND_MS = 120, HIT_PX = 16;
 const PURPLE = rgb(PALETTE.purple), GREEN = rgb(PALETTE.green), GUIDE = rgb(PALETTE.guide), INK = rgb(PALETTE.ink);
 
 function setup(root) {
   root.innerHTML = `<style>${STYLE}${COMMON_STYLE}</style>
-    <div class="vp" data-testid="vector-pad"><canvas class="vp-canvas" width="${SIZE}" height="${SIZE}"></canvas>
-    <div class="vp-help"></div></div>`;
+    <div class="vp" data-testid="vector-pad"><div class="vp-left">
+    <canvas class="vp-canvas" width="${SIZE}" height="${SIZE}"></canvas><div class="vp-help"></div></div>
+    <div class="vp-numbers" data-testid="vector-pad-numbers"></div></div>`;
   const canvas = root.querySelector('.vp-canvas');
   const S = { root: root.querySelector('.vp'), canvas, ctx: canvas.getContext('2d'), drag: null, zoom: 1,
-              help: root.querySelector('.vp-help'), sent: 0, timer: 0 };
+              help: root.querySelector('.vp-help'), numbers: root.querySelector('.vp-numbers'), sent: 0, timer: 0 };
   withDownload(canvas, () => 'vectors');
   const toWorld = (e) => {
     const box = canvas.getBoundingClientRect(), R = S.data.range;
@@ -43,7 +46,7 @@ function setup(root) {
     if (!S.drag) { canvas.style.cursor = near(e) ? 'grab' : 'default'; return; }
     const p = toWorld(e);
     if (p[0] === S.pos[S.drag][0] && p[1] === S.pos[S.drag][1]) return;
-    S.pos[S.drag] = p; S.stale = true; paint(S);
+    S.pos[S.drag] = p; paint(S);
     const wait = SEND_MS - (performance.now() - S.sent);
     if (wait <= 0) send(); else if (!S.timer) S.timer = setTimeout(send, wait);
   });
@@ -89,14 +92,14 @@ function paint(S) {
   ctx.beginPath(); ctx.moveTo(X(0), 0); ctx.lineTo(X(0), W); ctx.moveTo(0, Y(0)); ctx.lineTo(W, Y(0)); ctx.stroke();
   ctx.fillStyle = css(GUIDE); ctx.font = `${11 * z}px sans-serif`;
   for (let v = -Math.floor(R) + 1; v < R; v++) if (v) ctx.fillText(String(v), X(v) + 2, Y(0) + 12 * z);
-  const o = [0, 0], d = data.derived, faint = S.stale ? 0.25 : 1, a = S.pos.a, b = S.pos.b;
-  arrow(ctx, X, Y, d.a, d.total, mix(WHITE, BLUE, 0.45), 2 * z, [4 * z, 4 * z], faint, z);
-  arrow(ctx, X, Y, o, d.total, PURPLE, 2.5 * z, null, faint, z);
-  arrow(ctx, X, Y, o, d.scaled, mix(WHITE, ORANGE, 0.55), 2.5 * z, [7 * z, 4 * z], faint, z);
+  const o = [0, 0], a = S.pos.a, b = S.pos.b, d = analyse(a, b, data.k);
+  arrow(ctx, X, Y, a, d.total, mix(WHITE, BLUE, 0.45), 2 * z, [4 * z, 4 * z], 1, z);
+  arrow(ctx, X, Y, o, d.total, PURPLE, 2.5 * z, null, 1, z);
+  arrow(ctx, X, Y, o, d.scaled, mix(WHITE, ORANGE, 0.55), 2.5 * z, [7 * z, 4 * z], 1, z);
   if (d.projection) {
-    arrow(ctx, X, Y, o, d.projection, GREEN, 2.5 * z, null, faint, z);
-    ctx.save(); ctx.globalAlpha = faint; ctx.strokeStyle = css(GREEN); ctx.setLineDash([2 * z, 3 * z]);
-    ctx.beginPath(); ctx.moveTo(X(d.a[0]), Y(d.a[1])); ctx.lineTo(X(d.projection[0]), Y(d.projection[1])); ctx.stroke();
+    arrow(ctx, X, Y, o, d.projection, GREEN, 2.5 * z, null, 1, z);
+    ctx.save(); ctx.strokeStyle = css(GREEN); ctx.setLineDash([2 * z, 3 * z]);
+    ctx.beginPath(); ctx.moveTo(X(a[0]), Y(a[1])); ctx.lineTo(X(d.projection[0]), Y(d.projection[1])); ctx.stroke();
     ctx.restore();
   }
   arrow(ctx, X, Y, o, a, ORANGE, 3 * z, null, 1, z);
@@ -108,8 +111,66 @@ function paint(S) {
     ctx.fillStyle = css(INK);
     ctx.fillText(`${data.labels[name]} (${p[0].toFixed(1)}, ${p[1].toFixed(1)})`, X(p[0]) + 10 * z, Y(p[1]) - 8 * z);
   });
-  S.root.dataset.a = a.join(','); S.root.dataset.b = b.join(',');
+  writeNumbers(S, d);
+  S.root.dataset.a = a.join(','); S.root.dataset.b = b.join(','); S.root.dataset.k = String(data.k);
   S.root.dataset.paints = String((+S.root.dataset.paints || 0) + 1);
+}
+
+// ---------- the numbers: sim.linalg.vectors.analyse, operation for operation ----------
+const norm = (v) => Math.sqrt(v[0] * v[0] + v[1] * v[1]);
+const dot = (u, v) => u[0] * v[0] + u[1] * v[1];
+
+function direction(cos, tol = 1e-9) {
+  if (cos === null) return null;
+  if (cos >= 1 - tol) return 'same';
+  if (cos <= -1 + tol) return 'opposite';
+  return Math.abs(cos) <= tol ? 'perpendicular' : cos > 0 ? 'acute' : 'obtuse';
+}
+
+function analyse(a, b, k) {
+  const na = norm(a), nb = norm(b), ab = dot(a, b);
+  const cos = na === 0 || nb === 0 ? null : Math.max(-1, Math.min(1, ab / (na * nb)));
+  return { a, b, k, total: [a[0] + b[0], a[1] + b[1]], scaled: [k * a[0], k * a[1]], na, nb, dot: ab, cos,
+           angle: cos === null ? null : Math.acos(cos) * (180 / Math.PI),
+           projection: nb === 0 ? null : b.map((x) => (ab / nb ** 2) * x),
+           zero: [['a', na], ['b', nb]].filter(([, n]) => n === 0).map(([name]) => name), kind: direction(cos) };
+}
+
+// Python's format specs: f"{x:.4g}", f"{x:g}" (precision 6) and f"{x:.4f}"
+const sign = (x) => (x < 0 || Object.is(x, -0) ? '-' : '');
+const trim = (s) => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s);
+
+function pyG(x, p = 6) {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return sign(x) + '0';
+  const [mant, e] = Math.abs(x).toExponential(p - 1).split('e'), exp = +e;
+  if (exp < -4 || exp >= p) return `${sign(x)}${trim(mant)}e${exp < 0 ? '-' : '+'}${pad2(Math.abs(exp))}`;
+  return sign(x) + trim(Math.abs(x).toFixed(p - 1 - exp));
+}
+
+const pad2 = (n) => String(n).padStart(2, '0');
+const pyF = (x, p) => sign(x) + Math.abs(x).toFixed(p);
+const pair = (v) => `(${pyG(v[0], 3)}, ${pyG(v[1], 3)})`;
+const fill = (text, values) => text.replace(/\{(\w+)\}/g, (m, name) => (name in values ? values[name] : m));
+const escapeHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+// the catalogue's texts use two pieces of Markdown: **bold** and a line break ("  \n")
+const markdown = (s) => escapeHtml(s).replace(/\*\*(.+?)\*\*/g, '<b>$1</b>').replace(/ {2}\n/g, '<br>');
+
+function writeNumbers(S, d) {
+  const T = S.data.texts;
+  const values = { a: pair(d.a), b: pair(d.b), sum: pair(d.total), k: pyG(d.k), scaled: pair(d.scaled),
+                   na: pyG(d.na, 4), nb: pyG(d.nb, 4), ax: pyG(d.a[0]), ay: pyG(d.a[1]), bx: pyG(d.b[0]),
+                   by: pyG(d.b[1]), dot: pyG(d.dot, 4) };
+  let html = `<p class="vp-n-main">${markdown(fill(T.numbers, values))}</p>`;
+  if (d.zero.length) {
+    html += `<p class="vp-n-zero" role="alert">${markdown(fill(T.zero, { which: d.zero.join(', ') }))}</p>`;
+  } else {
+    Object.assign(values, { cos: pyF(d.cos, 4), angle: pyF(d.angle, 1), proj: pair(d.projection),
+                            coef: pyG(d.dot / d.nb ** 2, 4) });
+    html += `<p class="vp-n-angle">${markdown(fill(T.angle, values))}</p>`;
+    html += `<p class="vp-n-kind" data-kind="${d.kind}">${markdown(T.kind[d.kind])}</p>`;
+  }
+  if (html !== S.shown) { S.numbers.innerHTML = html; S.shown = html; }
 }
 
 export default function (component) {
@@ -117,7 +178,7 @@ export default function (component) {
   const S = parentElement.__vpad || (parentElement.__vpad = setup(parentElement));
   S.component = component;
   S.data = data;
-  if (!S.drag) { S.pos = { a: data.a.slice(), b: data.b.slice() }; S.stale = false; }
+  if (!S.drag) S.pos = { a: data.a.slice(), b: data.b.slice() };
   const zoom = presentCard(S.root, data);
   if (zoom !== S.zoom || S.canvas.width !== Math.round(SIZE * zoom)) {
     S.zoom = zoom; S.canvas.width = S.canvas.height = Math.round(SIZE * zoom);

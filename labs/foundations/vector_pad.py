@@ -1,5 +1,6 @@
-"""Two vectors dragged on a canvas: a component that draws a, b and what the engine computed from them, and sends
-the dragged coordinates back into the page's parameters (and so into the URL)."""
+"""Two vectors dragged on a canvas: a component that draws a, b, the arrows made from them and every number beside
+the picture (computed in the browser as the vectors move, as sim.linalg.vectors.analyse does), and sends the dragged
+coordinates back into the page's parameters (and so into the URL)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from labs.foundations.schema import PAGE, SCHEMA
-from sim.linalg.vectors import VectorReport
+from sim.linalg.vectors import KINDS
 from sim.plots.foundations import vector_pad_payload
 from ui.components import live_component
 from ui.i18n import t
@@ -33,9 +34,15 @@ def _moved() -> None:
     set_values(PAGE, SCHEMA, values)
 
 
-def vector_pad(state: PageState, r: VectorReport, container=st) -> None:
+def texts() -> dict:
+    """The texts the pad fills in itself, in the page's language, placeholders unfilled (their values are numbers the
+    pad formats)."""
+    return {"numbers": t("fnd.vec.numbers"), "angle": t("fnd.vec.angle"), "zero": t("fnd.vec.zero"),
+            "kind": {kind: t(f"fnd.vec.kind.{kind}") for kind in KINDS}}
+
+
+def vector_pad(state: PageState, a, b, k: float) -> None:
     p = state.params["ax"]
     labels = {"a": t("fnd.vec.fig.a"), "b": t("fnd.vec.fig.b"), "help": t("fnd.vec.pad_help")}
-    with container:
-        _component(data=vector_pad_payload(r.a, r.b, r.total, r.scaled, r.projection, p.hi, p.step, labels), key=KEY,
-                   height="content", on_moved_change=_moved)
+    _component(data=vector_pad_payload(a, b, k, p.hi, p.step, labels, texts()), key=KEY, height="content",
+               on_moved_change=_moved)

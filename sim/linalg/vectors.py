@@ -45,6 +45,9 @@ class VectorReport:
     kind: str | None  # "same", "opposite", "perpendicular", "acute" or "obtuse"; None: a zero vector
 
 
+KINDS = ("same", "opposite", "perpendicular", "acute", "obtuse")
+
+
 def direction(cos: float | None, tol: float = 1e-9) -> str | None:
     """How two directions relate, from their cosine (the article's three cases, and the two between them)."""
     if cos is None:

@@ -230,9 +230,10 @@ def local_formula(op: str, parent_index: int, parent_values: Sequence[float], va
     return "…"
 
 
-def vector_pad_payload(a, b, total, scaled, projection, limit: float, step: float, labels: dict) -> dict:
-    """What the vector pad (labs/foundations/vector_pad.js) draws: a and b (which the user drags, within ±limit on a
-    grid of `step`), the arrows computed from them, and its texts. labels: "a", "b", "help"."""
-    pair = lambda v: None if v is None else [float(v[0]), float(v[1])]  # noqa: E731
-    return {"a": pair(a), "b": pair(b), "range": limit + 0.5, "limit": limit, "step": step, "labels": labels,
-            "derived": {"a": pair(a), "total": pair(total), "scaled": pair(scaled), "projection": pair(projection)}}
+def vector_pad_payload(a, b, k: float, limit: float, step: float, labels: dict, texts: dict) -> dict:
+    """What the vector pad (labs/foundations/vector_pad.js) is given: a and b (which the user drags, within ±limit on a
+    grid of `step`), the scalar k, its labels ("a", "b", "help") and the page's texts it fills in with the numbers it
+    computes as the vectors move ("numbers", "angle", "zero", and "kind": one text per direction)."""
+    pair = lambda v: [float(v[0]), float(v[1])]  # noqa: E731
+    return {"a": pair(a), "b": pair(b), "k": float(k), "range": limit + 0.5, "limit": limit, "step": step,
+            "labels": labels, "texts": texts}
