@@ -49,7 +49,8 @@ def test_step_trains_every_model_and_reset_goes_back():
     at = page(section="memory", m_speed="2", **SMALL)
     click(at, "step")
     with live_model(at, "seq.memory") as run:
-        assert [(tr.config.kind, tr.steps) for tr in run.trainers] == [("rnn", 2), ("lstm", 2), ("attn", 2)]
+        assert [(tr.config.kind, tr.steps) for tr in run.trainers] == [("rnn", 2), ("lstm", 2), ("attn", 2),
+                                                                            ("mamba", 2)]
         assert run.task.distance == 8 and run.trainers[0].config.hidden == 16
     click(at, "reset")
     with live_model(at, "seq.memory") as run:
@@ -58,7 +59,7 @@ def test_step_trains_every_model_and_reset_goes_back():
 
 def test_the_race_says_how_far_each_model_holds():
     at = page(section="memory", **SMALL)
-    live_advance(at, "seq.memory", 3 * 40)
+    live_advance(at, "seq.memory", 4 * 40)
     at.run()
     with live_model(at, "seq.memory") as run:
         f = run.frame()
@@ -68,14 +69,14 @@ def test_the_race_says_how_far_each_model_holds():
 
 def test_the_why_section_writes_the_engines_gradients_at_the_cursors_step():
     at = page(section="why", **SMALL)
-    live_advance(at, "seq.memory", 3 * 20)
+    live_advance(at, "seq.memory", 4 * 20)
     at.run()
     assert not at.exception
     with live_model(at, "seq.memory") as run:
         g = {tr.config.kind: gradients_through_time(tr) for tr in run.trainers}
     want = {k: f"{v[0] / v[-1]:.1e}" for k, v in g.items()}
     assert EN["seq.why.explain"].format(T=9, d=8, **want) in texts(at)
-    assert EN["seq.why.at_step"].format(step=60, per_model=20) in [c.value for c in at.caption]
+    assert EN["seq.why.at_step"].format(step=80, per_model=20) in [c.value for c in at.caption]
     assert len(at.get("plotly_chart")) == 2
 
 

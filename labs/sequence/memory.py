@@ -1,4 +1,4 @@
-"""The sequence-models lab's live race (an RNN, an LSTM and a causal transformer on the same memory task,
+"""The sequence-models lab's live race (an RNN, an LSTM, a causal transformer and Mamba on the same memory task,
 sim.sequence.live.MemoryRun) and the "why" section that reads the same run at this session's step."""
 from collections.abc import Callable
 
@@ -80,7 +80,7 @@ def memory_section(state: PageState) -> None:
     f = cursor.frame()
     reach = {r["kind"]: r["reach"] for r in f["runs"]}
     st.markdown(t("seq.mem.explain", D=f["distance"], keys=f["keys"], chance=f"{1 / f['keys']:.0%}",
-                  holds=f"{HOLDS:.0%}", rnn=reach["rnn"], lstm=reach["lstm"], attn=reach["attn"],
+                  holds=f"{HOLDS:.0%}", rnn=reach["rnn"], lstm=reach["lstm"], attn=reach["attn"], mamba=reach["mamba"],
                   steps=min(r["steps"] for r in f["runs"])))
 
 
@@ -99,7 +99,7 @@ def why_section(state: PageState) -> None:
     charts.plotly_chart(st, fig, key="seq.why.grads")
     ratio = {k: _ratio(g[key_at], g[T - 1]) for k, g in grads.items()}
     st.markdown(t("seq.why.explain", T=T, d=T - 1 - key_at, rnn=ratio["rnn"], lstm=ratio["lstm"],
-                  attn=ratio["attn"]))
+                  attn=ratio["attn"], mamba=ratio["mamba"]))
     labels = {g: str(t(f"seq.why.gate.{g}")) for g in gates} | {k: str(t(f"seq.why.fig.{k}"))
                                                                 for k in ("position", "unit")}
     charts.plotly_chart(st, gates_figure(gates, key_at, labels), key="seq.why.gates")

@@ -12,7 +12,7 @@ from plotly.subplots import make_subplots
 from sim.plots.palette import BLUE, GREEN, GUIDE, ORANGE, PURPLE, RED, WHITE
 from sim.plots.panels import series, xy_panel
 
-MODEL_COLORS = {"rnn": ORANGE, "lstm": BLUE, "attn": GREEN}
+MODEL_COLORS = {"rnn": ORANGE, "lstm": BLUE, "attn": GREEN, "mamba": PURPLE}
 PATTERN_COLORS = (BLUE, ORANGE, GREEN, PURPLE, RED)
 MARGIN = dict(l=50, r=10, t=40, b=40)
 

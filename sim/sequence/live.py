@@ -1,6 +1,6 @@
-"""The sequence-models lab's live run (sim.core.live.LiveRun): the RNN, the LSTM and the causal transformer learning
-the same memory task from the same batches, one optimizer step of one model per step, in turn (as the block lab's
-DepthRun: a tick moves the picture as often whatever the number of models)."""
+"""The sequence-models lab's live run (sim.core.live.LiveRun): the RNN, the LSTM, the causal transformer and Mamba
+learning the same memory task from the same batches, one optimizer step of one model per step, in turn (as the
+block lab's DepthRun: a tick moves the picture as often whatever the number of models)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,14 +9,17 @@ from sim.sequence.memory import KINDS, MemoryConfig, MemoryTask, MemoryTrainer, 
 from sim.transformers.live import InTurn
 
 ATTN_WIDTH, ATTN_LAYERS, ATTN_HEADS = 32, 1, 2  # the transformer: one block reads a key anywhere in its context
+MAMBA_WIDTH, MAMBA_STATE = 16, 8  # Mamba: one selective layer, 16 channels of 8 state numbers each
 
 
 def memory_run(distance: int, hidden: int, lr: float, seed: int, batch_size: int = 32) -> MemoryRun:
-    """The three models on MemoryTask(distance): the recurrent ones with `hidden` state numbers, the transformer one
-    block of width 32; Adam at `lr`, batches of batch_size, the same batches for all three (one seed)."""
+    """The four models on MemoryTask(distance): the RNN and LSTM with `hidden` state numbers, the transformer one
+    block of width 32, Mamba one selective layer of width 16 (state 8 per channel); Adam at `lr`, batches of
+    batch_size, the same batches for all four (one seed)."""
     task = MemoryTask(distance)
-    configs = [MemoryConfig(k, hidden=hidden) if k != "attn"
-               else MemoryConfig(k, hidden=ATTN_WIDTH, layers=ATTN_LAYERS, heads=ATTN_HEADS) for k in KINDS]
+    fixed = {"attn": MemoryConfig("attn", hidden=ATTN_WIDTH, layers=ATTN_LAYERS, heads=ATTN_HEADS),
+             "mamba": MemoryConfig("mamba", hidden=MAMBA_WIDTH, state=MAMBA_STATE)}
+    configs = [fixed.get(k, MemoryConfig(k, hidden=hidden)) for k in KINDS]
     return MemoryRun([MemoryTrainer(task, c, lr, batch_size, seed) for c in configs])
 
 

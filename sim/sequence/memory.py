@@ -23,9 +23,10 @@ from torch import nn
 from sim.core.history import bound, decimate
 from sim.core.models import embedding, linear
 from sim.sequence.recurrent import LSTM, RNN, Trace, gradient_through_time
+from sim.ssm.scan import selective_scan_batch
 from sim.transformers.transformer import TinyTransformer, TransformerConfig
 
-KINDS = ("rnn", "lstm", "attn")  # the three models, in the order the lab shows them
+KINDS = ("rnn", "lstm", "attn", "mamba")  # the four models, in the order the lab shows them
 MAX_DISTANCE = 96  # longest distance the lab trains (the transformer's context is distance + 1)
 ACC_DECAY = 0.98  # the accuracy per distance is a moving average over about 1 / (1 − decay) steps
 HOLDS = 0.9  # a model "holds" a distance when its accuracy there is at least this
@@ -79,6 +80,7 @@ class MemoryConfig:
     embed: int = 16  # the recurrent models' input vectors (the transformer's are `hidden` wide)
     layers: int = 2  # transformer blocks
     heads: int = 2  # attention heads per block
+    state: int = 8  # Mamba: state numbers per channel
 
 
 class Recurrent(nn.Module):
@@ -136,10 +138,54 @@ class Attention(nn.Module):
         return Trace(h.transpose(0, 1), hidden), net.lm_head(net.ln_f(h))[:, -1, :self.keys]
 
 
+class Selective(nn.Module):
+    """One Mamba-style selective state-space layer: embedding; u and a gate z from one projection; per step and
+    channel the step size Δ = softplus(W_Δ u + b), and B, C (each `state` wide) read from u, so the input decides
+    what enters the state and what is read out; y from the selective scan (sim.ssm.scan), gated by silu(z); a linear
+    read-out of the last position. A = −exp(A_log) (S4D-real init: −1..−state per channel), D a skip, Δ's bias set
+    so Δ starts log-uniform in [0.001, 0.1] as in Mamba."""
+
+    def __init__(self, task: MemoryTask, c: MemoryConfig, generator: torch.Generator):
+        super().__init__()
+        d, n = c.hidden, c.state
+        self.emb = embedding(task.vocab, d, generator)
+        self.proj = linear(d, 2 * d, generator=generator)
+        self.dt = linear(d, d, generator=generator)
+        self.bc = linear(d, 2 * n, bias=False, generator=generator)
+        with torch.no_grad():
+            dt = torch.exp(torch.rand(d, generator=generator) * (math.log(0.1) - math.log(1e-3)) + math.log(1e-3))
+            self.dt.bias.copy_(dt + torch.log(-torch.expm1(-dt)))  # softplus⁻¹(dt)
+        self.A_log = nn.Parameter(torch.log(torch.arange(1, n + 1, dtype=torch.float32)).repeat(d, 1))
+        self.D = nn.Parameter(torch.ones(d))
+        self.head = linear(d, task.keys, generator=generator)
+
+    def parts(self, e: torch.Tensor) -> dict[str, torch.Tensor]:
+        """From the embedded input e (N, L, d): u, the gate z, Δ, A, B, C, D of the scan."""
+        u, z = self.proj(e).chunk(2, -1)
+        u = F.silu(u)
+        B, C = self.bc(u).chunk(2, -1)
+        return {"u": u, "z": z, "delta": F.softplus(self.dt(u)), "A": -torch.exp(self.A_log), "B": B, "C": C,
+                "D": self.D}
+
+    def read(self, e: torch.Tensor) -> torch.Tensor:
+        p = self.parts(e)
+        y = selective_scan_batch(p["u"], p["delta"], p["A"], p["B"], p["C"], p["D"])
+        return self.head(y[:, -1] * F.silu(p["z"][:, -1]))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.read(self.emb(x))  # (B, keys)
+
+    def trace(self, x: torch.Tensor) -> tuple[Trace, torch.Tensor]:
+        """(a trace whose hidden states are the embedded inputs, one per position, logits)."""
+        hidden = list(self.emb(x).unbind(1))
+        e = torch.stack(hidden, 1)
+        return Trace(e.transpose(0, 1), hidden), self.read(e)
+
+
 def build_model(task: MemoryTask, c: MemoryConfig, generator: torch.Generator) -> nn.Module:
     if c.kind not in KINDS:
         raise ValueError("invalid:kind")
-    return (Attention if c.kind == "attn" else Recurrent)(task, c, generator)
+    return {"attn": Attention, "mamba": Selective}.get(c.kind, Recurrent)(task, c, generator)
 
 
 class MemoryTrainer:
