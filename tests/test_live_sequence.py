@@ -4,7 +4,7 @@ import numpy as np
 import torch
 from live_contract import assert_grouping_invariant, check_two_cursors
 
-from labs.sequence.memory import memory_spec
+from labs.sequence.memory import memory_spec, window_spec
 from labs.sequence.schema import SCHEMA
 from sim.sequence.memory import gradients_through_time, lstm_gates
 
@@ -86,3 +86,25 @@ def test_the_benchmarks_read_the_pages_run_and_judge_the_ordering_from_its_frame
     assert acc["rnn"] == 0.5 and abs(acc["lstm"] - 0.925) < 1e-6 and acc["attn"] == 1.0 and ordered(acc)
     assert acc["mamba"] == 0.0  # read too, but not part of the RNN / LSTM / transformer ordering
     assert not ordered({**acc, "rnn": 0.95}) and not ordered({**acc, "lstm": 0.5})
+
+
+WINDOW = {"w_distance": 12, "w_window": 2, "w_layers": 2, "w_speed": 2, "w_seed": 4}
+
+
+def window_probe(run):
+    x, _, _ = run.task.batch(4, torch.Generator().manual_seed(5))
+    with torch.no_grad():
+        return [tr.model.eval()(x).numpy() for tr in run.trainers]
+
+
+def test_the_window_run_keeps_the_contract():
+    s = window_spec({**DEFAULTS, **WINDOW})
+    assert s.key == "seq.window" and (s.speed, s.step_size) == (2, 4)
+    assert_grouping_invariant(s, [(3, 8)], window_probe)
+    frames, probes = check_two_cursors(s, window_probe)
+    assert frames > 10 and probes > 5
+    run = s.build()
+    run.advance(4)
+    assert [(tr.config.kind, tr.config.window, tr.config.layers, tr.steps) for tr in run.trainers] == [
+        ("attn", 0, 2, 2), ("window", 2, 2, 2)]
+    assert [r["kind"] for r in run.frame()["runs"]] == ["attn", "window"]

@@ -182,3 +182,41 @@ def test_the_batched_scan_is_the_scan_of_each_sequence_and_its_gradient_too():
     torch.testing.assert_close(gu, gw, rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError):
         selective_scan_batch(u[0], delta[0], A, B[0], C[0], D)
+
+
+def test_the_window_model_reads_nothing_beyond_layers_times_window():
+    """By hand: with L = 2 blocks and window w = 3, changing the tokens more than 6 positions before the query leaves
+    its logits exactly as they were; changing the token 6 back changes them."""
+    task = MemoryTask(16)
+    tr = MemoryTrainer(task, MemoryConfig("window", hidden=16, layers=2, heads=2, window=3), 1e-2, 8, seed=2)
+    tr.step(3)
+    m = tr.model.eval()
+    x, _, _ = task.batch(4, torch.Generator().manual_seed(1))
+    T = task.length
+    far, near = x.clone(), x.clone()
+    far[:, :T - 1 - 6] = task.keys + (far[:, :T - 1 - 6] - task.keys + 1) % task.noise  # every token > 6 back
+    near[:, T - 1 - 6] = (near[:, T - 1 - 6] + 1) % task.keys  # the token exactly 6 back, now another key
+    with torch.no_grad():
+        torch.testing.assert_close(m(far), m(x), rtol=0, atol=0)
+        assert not torch.allclose(m(near), m(x))
+    with pytest.raises(ValueError, match="invalid:window"):
+        MemoryTrainer(task, MemoryConfig("window", hidden=16, window=0), 1e-2, 8, seed=2)
+
+
+def test_a_window_as_wide_as_the_sequence_is_full_causal_attention():
+    task = MemoryTask(10)
+    full = MemoryTrainer(task, MemoryConfig("attn", hidden=16, layers=2), 1e-2, 8, seed=5)
+    wide = MemoryTrainer(task, MemoryConfig("window", hidden=16, layers=2, window=task.length), 1e-2, 8, seed=5)
+    x, _, _ = task.batch(6, torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        torch.testing.assert_close(wide.model(x), full.model(x), rtol=1e-6, atol=1e-6)
+
+
+def test_the_trained_window_model_holds_its_reach_and_is_at_chance_beyond():
+    """The sparse section's claim on a small task: D = 16, one block, w = 4: right up to d = 4, guessing beyond."""
+    torch.set_num_threads(1)
+    task = MemoryTask(16)
+    tr = MemoryTrainer(task, MemoryConfig("window", hidden=32, layers=1, heads=2, window=4), 3e-3, 32, seed=0)
+    tr.step(300)
+    acc = exact_accuracy(tr)
+    assert acc[:4].min() >= 0.9 and acc[4:].mean() < 0.3, acc

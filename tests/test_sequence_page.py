@@ -92,6 +92,34 @@ def test_the_sparse_section_writes_the_masks_numbers_at_the_extremes():
     assert text in texts(at)
 
 
+WIN = {"w_distance": "8", "w_window": "2", "w_layers": "1", "w_speed": "2"}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_trained_window_says_each_models_reach_against_layers_times_window(lang):
+    at = page(lang, section="sparse", **WIN)
+    at.button(key="seq.window.step").click().run()
+    with live_model(at, "seq.window") as run:
+        assert [(tr.config.kind, tr.steps) for tr in run.trainers] == [("attn", 2), ("window", 2)]
+    live_advance(at, "seq.window", 2 * 30)
+    at.run()
+    assert not at.exception and not at.error
+    with live_model(at, "seq.window") as run:
+        f = run.frame()
+    reach = {r["kind"]: r["reach"] for r in f["runs"]}
+    cat = catalogue(lang)
+    want = cat["seq.win.explain"].format(L=1, w=2, field=2, D=8, steps=32, full=reach["attn"],
+                                         window=reach["window"], holds="90%")
+    assert want in texts(at)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_window_wider_than_the_distance_is_refused_in_the_users_language(lang):
+    at = page(lang, section="sparse", w_distance="8", w_window="20")
+    assert not at.exception
+    assert catalogue(lang)["seq.win.too_wide"].format(w=20, D=8) in [w.value for w in at.warning]
+
+
 def test_the_mamba_section_writes_the_worked_scan_and_the_state():
     at = page(section="mamba", z_seed="7", z_steps="5", z_layers="24", z_width="1024", z_longest="512")
     w = worked_scan(7, 5)

@@ -23,6 +23,18 @@ def memory_run(distance: int, hidden: int, lr: float, seed: int, batch_size: int
     return MemoryRun([MemoryTrainer(task, c, lr, batch_size, seed) for c in configs])
 
 
+def window_run(distance: int, window: int, layers: int, seed: int, lr: float = 3e-3, batch_size: int = 32) -> MemoryRun:
+    """Full causal attention against the same transformer with a causal window mask (each position sees itself and
+    `window` positions back), both `layers` blocks of width 32, on MemoryTask(distance), the same batches; the
+    window model's reach is layers × window positions."""
+    task = MemoryTask(distance)
+    if not 1 <= window <= distance or not 1 <= layers <= 4:
+        raise ValueError("invalid:window")
+    c = {"hidden": ATTN_WIDTH, "layers": layers, "heads": ATTN_HEADS}
+    return MemoryRun([MemoryTrainer(task, MemoryConfig("attn", **c), lr, batch_size, seed),
+                      MemoryTrainer(task, MemoryConfig("window", window=window, **c), lr, batch_size, seed)])
+
+
 class MemoryRun(InTurn):
     trainers: list[MemoryTrainer]
 

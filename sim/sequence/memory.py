@@ -22,6 +22,7 @@ from torch import nn
 
 from sim.core.history import bound, decimate
 from sim.core.models import embedding, linear
+from sim.sequence import masks
 from sim.sequence.recurrent import LSTM, RNN, Trace, gradient_through_time
 from sim.ssm.scan import selective_scan_batch
 from sim.transformers.transformer import TinyTransformer, TransformerConfig
@@ -81,6 +82,7 @@ class MemoryConfig:
     layers: int = 2  # transformer blocks
     heads: int = 2  # attention heads per block
     state: int = 8  # Mamba: state numbers per channel
+    window: int = 0  # kind "window": each position attends to itself and the `window` positions before it
 
 
 class Recurrent(nn.Module):
@@ -116,25 +118,47 @@ class Recurrent(nn.Module):
 
 
 class Attention(nn.Module):
-    """sim.transformers' tiny causal transformer reading the sequence; the logits of the key symbols at the query."""
+    """sim.transformers' tiny causal transformer reading the sequence; the logits of the key symbols at the query.
+    Kind "window": every block attends through the causal window mask of sim.sequence.masks (itself and the
+    c.window positions before it), so after c.layers blocks the query reaches layers × window positions back."""
 
     def __init__(self, task: MemoryTask, c: MemoryConfig, generator: torch.Generator):
         super().__init__()
         self.keys = task.keys
         self.net = TinyTransformer(TransformerConfig(task.vocab, task.length, c.layers, c.heads, c.hidden,
                                                      4 * c.hidden, causal=True), generator)
+        if c.kind == "window":
+            if c.window < 1:
+                raise ValueError("invalid:window")
+            self.register_buffer("mask", torch.from_numpy(masks.window(task.length, c.window, causal=True)),
+                                 persistent=False)
+        else:
+            self.mask = None
+
+    def blocks(self, h: torch.Tensor) -> torch.Tensor:
+        """The blocks over h (B, T, C): sim.transformers' Block, with the window mask passed to attention."""
+        for block in self.net.blocks:
+            if self.mask is None:
+                h = block(h)
+            else:
+                T = h.shape[1]
+                h = h + block.drop(block.attn(block.ln1(h), self.mask[:T, :T]))
+                h = h + block.drop(block.ffn(block.ln2(h)))
+        return h
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net(x)[:, -1, :self.keys]  # (B, keys)
+        if self.mask is None:
+            return self.net(x)[:, -1, :self.keys]  # (B, keys)
+        net = self.net
+        h = self.blocks(net.drop(net.tok_emb(x) + net.positions(x.shape[1])))
+        return net.lm_head(net.ln_f(h))[:, -1, :self.keys]
 
     def trace(self, x: torch.Tensor) -> tuple[Trace, torch.Tensor]:
         """(a trace whose hidden states are the vectors entering the first block, one per position, logits)."""
         net = self.net
         start = net.tok_emb(x) + net.positions(x.shape[1])  # (B, T, C)
         hidden = list(start.unbind(1))  # each (B, C), a node of the graph
-        h = torch.stack(hidden, 1)
-        for block in net.blocks:
-            h = block(h)
+        h = self.blocks(torch.stack(hidden, 1))
         return Trace(h.transpose(0, 1), hidden), net.lm_head(net.ln_f(h))[:, -1, :self.keys]
 
 
@@ -183,9 +207,9 @@ class Selective(nn.Module):
 
 
 def build_model(task: MemoryTask, c: MemoryConfig, generator: torch.Generator) -> nn.Module:
-    if c.kind not in KINDS:
+    if c.kind not in KINDS + ("window",):
         raise ValueError("invalid:kind")
-    return {"attn": Attention, "mamba": Selective}.get(c.kind, Recurrent)(task, c, generator)
+    return {"attn": Attention, "window": Attention, "mamba": Selective}.get(c.kind, Recurrent)(task, c, generator)
 
 
 class MemoryTrainer:
