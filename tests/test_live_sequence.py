@@ -108,3 +108,28 @@ def test_the_window_run_keeps_the_contract():
     assert [(tr.config.kind, tr.config.window, tr.config.layers, tr.steps) for tr in run.trainers] == [
         ("attn", 0, 2, 2), ("window", 2, 2, 2)]
     assert [r["kind"] for r in run.frame()["runs"]] == ["attn", "window"]
+
+
+ENCDEC = {"e_text": "en", "e_layers": 1, "e_width": 16, "e_speed": 2, "e_seed": 1}
+
+
+def encdec_probe(run):
+    from sim.sequence.encdec import cross_losses
+
+    return cross_losses({tr.style: tr for tr in run.trainers}, n=8)
+
+
+def test_the_encoder_decoder_run_keeps_the_contract():
+    from labs.sequence.encdec import encdec_spec
+
+    s = encdec_spec({**DEFAULTS, **ENCDEC})
+    assert s.key == "seq.encdec" and (s.speed, s.step_size) == (2, 4)
+    assert_grouping_invariant(s, [(3, 8)], encdec_probe)
+    frames, probes = check_two_cursors(s, encdec_probe)
+    assert frames > 10 and probes > 5
+    run = s.build()
+    run.advance(5)
+    f = run.frame()
+    assert [(r["kind"], r["steps"]) for r in f["runs"]] == [("bert", 3), ("gpt", 2)] and f["steps"] == 5
+    assert [tr.model.config.causal for tr in run.trainers] == [False, True]
+    assert f["runs"][0]["curve"].dtype == np.int32 and f["runs"][0]["loss"].dtype == np.float32

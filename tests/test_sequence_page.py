@@ -120,6 +120,52 @@ def test_a_window_wider_than_the_distance_is_refused_in_the_users_language(lang)
     assert catalogue(lang)["seq.win.too_wide"].format(w=20, D=8) in [w.value for w in at.warning]
 
 
+ED = {"e_layers": "1", "e_width": "16", "e_speed": "2"}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_encoder_decoder_table_and_answers_come_from_the_models_on_screen(lang):
+    from sim.core.text import plain
+    from sim.sequence.encdec import continue_text, cross_losses, fill_blank, parse_blank
+
+    text = "zh" if lang == "zh" else "en"
+    at = page(lang, section="encdec", e_text=text, **ED)
+    live_advance(at, "seq.encdec", 2 * 10)
+    at.run()
+    assert not at.exception and not at.error
+    cat = catalogue(lang)
+    with live_model(at, "seq.encdec") as run:
+        trs = {tr.style: tr for tr in run.trainers}
+        table = cross_losses(trs)
+        a, b = parse_blank(run.trainers[0].task, at.text_input[0].value)
+        bert_fill = fill_blank(trs["bert"], a, b)
+        gpt_next = continue_text(trs["gpt"], at.text_input[1].value)
+    df = at.dataframe[0].value
+    assert list(df[cat["seq.ed.col.blank"]]) == [f"{table[s]['blank']:.3f}" for s in ("bert", "gpt")]
+    assert list(df[cat["seq.ed.col.next"]]) == [f"{table[s]['next']:.3f}" for s in ("bert", "gpt")]
+    shown = texts(at)
+    guesses = ", ".join(f"“{c}” {p:.0%}" for c, p in bert_fill)
+    assert cat["seq.ed.filled"].format(model=cat["seq.ed.bert"], text=plain(f"{a}_{b}"), guesses=plain(guesses)) \
+        in shown
+    assert cat["seq.ed.continued"].format(model=cat["seq.ed.gpt"], prefix=plain(at.text_input[1].value),
+                                          text=plain(gpt_next)) in shown
+    assert len(at.get("plotly_chart")) == 1
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_bad_text_for_the_encoder_and_decoder_gets_a_message_in_the_users_language(lang):
+    at = page(lang, section="encdec", **ED)
+    cat = catalogue(lang)
+    for raw, want in (("the cat", cat["seq.ed.bad_blank"].format(blank="\\_")),
+                      ("_he cat", cat["seq.ed.bad_empty"].format(blank="\\_")),
+                      ("the ÇAT_", cat["seq.ed.bad_chars"].split("{chars}")[0])):
+        at.text_input[0].set_value(raw).run()
+        assert not at.exception
+        assert any(w.value.startswith(want) for w in at.warning), (raw, [w.value for w in at.warning])
+    at.text_input[1].set_value("🙂" * 500).run()
+    assert not at.exception and any("🙂" in w.value for w in at.warning)
+
+
 def test_the_mamba_section_writes_the_worked_scan_and_the_state():
     at = page(section="mamba", z_seed="7", z_steps="5", z_layers="24", z_width="1024", z_longest="512")
     w = worked_scan(7, 5)

@@ -12,7 +12,8 @@ from plotly.subplots import make_subplots
 from sim.plots.palette import BLUE, GREEN, GUIDE, ORANGE, PURPLE, RED, WHITE
 from sim.plots.panels import series, xy_panel
 
-MODEL_COLORS = {"rnn": ORANGE, "lstm": BLUE, "attn": GREEN, "mamba": PURPLE, "window": RED}
+MODEL_COLORS = {"rnn": ORANGE, "lstm": BLUE, "attn": GREEN, "mamba": PURPLE, "window": RED, "bert": BLUE,
+                "gpt": ORANGE}
 PATTERN_COLORS = (BLUE, ORANGE, GREEN, PURPLE, RED)
 MARGIN = dict(l=50, r=10, t=40, b=40)
 
@@ -44,6 +45,16 @@ def memory_frame(runs: Sequence[dict], distance: int, chance: float, labels: Map
     parts = [labels["reach"].format(name=r["name"], reach=r["reach"]) for r in runs]
     return {"epoch": steps, "caption": " · ".join([labels["caption"].format(step=steps), *parts]),
             "panels": [loss, acc, by_d]}
+
+
+def encdec_frame(runs: Sequence[dict], labels: Mapping[str, str]) -> dict:
+    """The live view of encoder against decoder: runs are {"kind", "name", "curve" (steps), "loss", "recent"}; one
+    panel of the training losses (each its own task's). labels: "step", "loss", "loss_title", "caption" ({step})."""
+    panel = xy_panel(labels["loss_title"], [series(r["curve"], r["loss"], color=MODEL_COLORS.get(r["kind"], GUIDE),
+                                                   label=r["name"]) for r in runs],
+                     x_label=labels["step"], y_label=labels["loss"], width=560, height=260)
+    steps = max((int(r["curve"][-1]) for r in runs if len(r["curve"])), default=0)
+    return {"epoch": steps, "caption": labels["caption"].format(step=steps), "panels": [panel]}
 
 
 # ---------- why: gradients through time ----------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.sequence.encdec import STYLES, EncDecTrainer, text_task
 from sim.sequence.memory import KINDS, MemoryConfig, MemoryTask, MemoryTrainer, reach
 from sim.transformers.live import InTurn
 
@@ -57,3 +58,26 @@ class MemoryRun(InTurn):
                          "by_distance": by_d.astype(np.float32), "reach": reach(by_d), "recent": tr.recent_loss(),
                          "diverged": tr.diverged})
         return {"steps": self.steps, "distance": self.task.distance, "keys": self.task.keys, "runs": runs}
+
+
+def encdec_run(text: str, layers: int, width: int, lr: float, seed: int) -> EncDecRun:
+    """The encoder (BERT-style) and the decoder (GPT-style) on the same windows of CORPORA[text], in turn."""
+    task = text_task(text)
+    return EncDecRun([EncDecTrainer(task, s, layers, width, lr, seed) for s in STYLES])
+
+
+class EncDecRun(InTurn):
+    trainers: list[EncDecTrainer]
+
+    def trainer(self, style: str) -> EncDecTrainer:
+        return next(tr for tr in self.trainers if tr.style == style)
+
+    def frame(self) -> dict:
+        """Per style: its name, steps, loss curve (decimated), recent loss, diverged or not."""
+        runs = []
+        for tr in self.trainers:
+            steps, loss = tr.curves()
+            runs.append({"kind": tr.style, "steps": tr.steps, "curve": np.asarray(steps, dtype=np.int32),
+                         "loss": np.asarray(loss, dtype=np.float32), "recent": tr.recent_loss(),
+                         "diverged": tr.diverged})
+        return {"steps": self.steps, "runs": runs}
