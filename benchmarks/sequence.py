@@ -81,12 +81,34 @@ def costs() -> None:
     print(json.dumps({"step_ms_cpu": per, "frame_ms": round(statistics.median(frames) * 1e3, 2),
                       "draw_ms": round(statistics.median(draws) * 1e3, 2), "drawn_bytes": len(json.dumps(out))}))
     print(json.dumps({"redraw_ms_median": redraws(run)}))
+    print(json.dumps({"step_ms_cpu": other_steps()}))
+
+
+def other_steps() -> dict[str, float]:
+    """CPU ms of one optimizer step of each model of the sparse section's trained window and of the encoder-decoder
+    section, at the page's defaults."""
+    from labs.sequence.encdec import encdec_spec
+    from labs.sequence.memory import window_spec
+    from labs.sequence.schema import SCHEMA
+
+    v = {p.name: p.default for p in SCHEMA}
+    out = {}
+    for spec in (window_spec(v), encdec_spec(v)):
+        run = spec.build()
+        run.advance(20)
+        for tr in run.trainers:
+            t = time.thread_time()
+            tr.step(20)
+            name = getattr(tr, "style", None) or tr.config.kind
+            out[f"{spec.key}.{name}"] = round((time.thread_time() - t) / 20 * 1e3, 2)
+    return out
 
 
 def redraws(run) -> dict[str, float]:
     """What a slider change recomputes in each section at the page's defaults (figures built, not sent), median ms:
     the why section's gradients, gates and figures; the sparse masks, reach and figures (the shares are cached);
-    the Mamba section's worked scan, memory curve and table."""
+    the Mamba section's worked scan, memory curve and table; the encoder-decoder section's loss table, the two
+    models' answers to the default blank and prefix, and the masks figure."""
     from labs.sequence.schema import SCHEMA
     from labs.sequence.views import pattern_masks
     from sim.plots.sequence import gates_figure, gradient_figure, masks_figure, reach_figure, scan_rows, state_figure
@@ -115,8 +137,23 @@ def redraws(run) -> dict[str, float]:
         state_figure(tokens, mamba_state_numbers(v["z_layers"], v["z_width"]),
                      [kv_cache_numbers(v["z_layers"], v["z_width"], n) for n in tokens], labels).to_json()
 
+    from labs.sequence.encdec import DEFAULT_BLANK, DEFAULT_PREFIX, encdec_spec
+    from sim.sequence import encdec
+
+    ed = encdec_spec(v).build()
+    ed.advance(200)
+
+    def encoder_decoder():
+        trs = {tr.style: tr for tr in ed.trainers}
+        encdec.cross_losses(trs)
+        left, right = encdec.parse_blank(ed.trainers[0].task, DEFAULT_BLANK["en"])
+        for tr in ed.trainers:
+            encdec.fill_blank(tr, left, right)
+            encdec.continue_text(tr, DEFAULT_PREFIX["en"])
+        masks_figure(encdec.masks(12), labels).to_json()
+
     out = {}
-    for name, fn in (("why", why), ("sparse", sparse), ("mamba", mamba)):
+    for name, fn in (("why", why), ("sparse", sparse), ("mamba", mamba), ("encdec", encoder_decoder)):
         times = []
         for _ in range(5):
             t = time.perf_counter()
