@@ -66,7 +66,7 @@ def test_the_why_figures_are_redrawn_at_the_next_step(server, page):
     def redrawn():
         assert np.abs(pixels(plotly(page, 0)) - before).mean() > 0.2
     eventually(redrawn, 60)
-    assert page.get_by_text(ZH["seq.why.at_step"].format(step=90, per_model=30)).count()
+    assert page.get_by_text(ZH["seq.why.at_step"].format(step=120, per_model=30)).count()
     no_exception(page)
 
 
