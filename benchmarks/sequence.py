@@ -1,11 +1,12 @@
 """Sequence-models lab: how soon the memory race shows its ordering (the RNN fails at the far distances, the LSTM and
-the transformer hold them) over seeds, what a step and a frame cost, and the sections' redraws.
+the transformer hold them) over seeds, when Mamba holds them too, what a step and a frame cost, and the sections'
+redraws.
 
     python -m benchmarks sequence --seeds 20 [--rounds 3000]   # the race at the page's defaults, seed by seed
     python -m benchmarks sequence --costs                      # step, frame and drawing costs, section redraws
 
-A round is one optimizer step of each of the three models; the page plays `m_speed` × 30 steps a second, i.e.
-m_speed × 10 rounds a second when the server keeps up, so at the default speed 5 a minute of play is 3,000 rounds.
+A round is one optimizer step of each of the four models; the page plays `m_speed` × 30 steps a second, i.e.
+m_speed × 7.5 rounds a second when the server keeps up, so at the default speed 5 a minute of play is 2,250 rounds.
 """
 import argparse
 import json
@@ -18,7 +19,7 @@ from benchmarks import KeyLabels
 from sim.core.threads import configure_threads
 from sim.sequence.memory import HOLDS, KINDS
 
-ROUNDS_PER_S = 10  # rounds a second at speed 1: 30 steps a second, three models in turn
+ROUNDS_PER_S = 30 / len(KINDS)  # rounds a second at speed 1: 30 steps a second, the models in turn
 
 
 def far_accuracy(frame: dict) -> dict[str, float]:
@@ -37,7 +38,7 @@ def race(seed: int, rounds: int, every: int = 25) -> dict:
 
     spec, _ = bench_spec(seed)
     run = spec.build()
-    first, cpu, acc = None, 0.0, {}
+    first, mamba, cpu, acc = None, None, 0.0, {}
     while run.steps < rounds * len(KINDS):
         t = time.thread_time()
         run.advance(every * len(KINDS))
@@ -45,9 +46,12 @@ def race(seed: int, rounds: int, every: int = 25) -> dict:
         acc = far_accuracy(run.frame())
         if first is None and ordered(acc):
             first = (run.steps // len(KINDS), round(cpu, 1))
+        if mamba is None and acc["mamba"] >= HOLDS:
+            mamba = run.steps // len(KINDS)
     speed = spec.speed
     return {"seed": seed, "first_round": first and first[0], "first_cpu_s": first and first[1],
             "first_play_s": first and round(first[0] / (ROUNDS_PER_S * speed), 1), "holds_at_end": ordered(acc),
+            "mamba_first_round": mamba, "mamba_holds_at_end": acc["mamba"] >= HOLDS,
             "end_far_accuracy": {k: round(v, 2) for k, v in acc.items()}, "cpu_s": round(cpu, 1)}
 
 
@@ -77,12 +81,34 @@ def costs() -> None:
     print(json.dumps({"step_ms_cpu": per, "frame_ms": round(statistics.median(frames) * 1e3, 2),
                       "draw_ms": round(statistics.median(draws) * 1e3, 2), "drawn_bytes": len(json.dumps(out))}))
     print(json.dumps({"redraw_ms_median": redraws(run)}))
+    print(json.dumps({"step_ms_cpu": other_steps()}))
+
+
+def other_steps() -> dict[str, float]:
+    """CPU ms of one optimizer step of each model of the sparse section's trained window and of the encoder-decoder
+    section, at the page's defaults."""
+    from labs.sequence.encdec import encdec_spec
+    from labs.sequence.memory import window_spec
+    from labs.sequence.schema import SCHEMA
+
+    v = {p.name: p.default for p in SCHEMA}
+    out = {}
+    for spec in (window_spec(v), encdec_spec(v)):
+        run = spec.build()
+        run.advance(20)
+        for tr in run.trainers:
+            t = time.thread_time()
+            tr.step(20)
+            name = getattr(tr, "style", None) or tr.config.kind
+            out[f"{spec.key}.{name}"] = round((time.thread_time() - t) / 20 * 1e3, 2)
+    return out
 
 
 def redraws(run) -> dict[str, float]:
     """What a slider change recomputes in each section at the page's defaults (figures built, not sent), median ms:
     the why section's gradients, gates and figures; the sparse masks, reach and figures (the shares are cached);
-    the Mamba section's worked scan, memory curve and table."""
+    the Mamba section's worked scan, memory curve and table; the encoder-decoder section's loss table, the two
+    models' answers to the default blank and prefix, and the masks figure."""
     from labs.sequence.schema import SCHEMA
     from labs.sequence.views import pattern_masks
     from sim.plots.sequence import gates_figure, gradient_figure, masks_figure, reach_figure, scan_rows, state_figure
@@ -111,8 +137,23 @@ def redraws(run) -> dict[str, float]:
         state_figure(tokens, mamba_state_numbers(v["z_layers"], v["z_width"]),
                      [kv_cache_numbers(v["z_layers"], v["z_width"], n) for n in tokens], labels).to_json()
 
+    from labs.sequence.encdec import DEFAULT_BLANK, DEFAULT_PREFIX, encdec_spec
+    from sim.sequence import encdec
+
+    ed = encdec_spec(v).build()
+    ed.advance(200)
+
+    def encoder_decoder():
+        trs = {tr.style: tr for tr in ed.trainers}
+        encdec.cross_losses(trs)
+        left, right = encdec.parse_blank(ed.trainers[0].task, DEFAULT_BLANK["en"])
+        for tr in ed.trainers:
+            encdec.fill_blank(tr, left, right)
+            encdec.continue_text(tr, DEFAULT_PREFIX["en"])
+        masks_figure(encdec.masks(12), labels).to_json()
+
     out = {}
-    for name, fn in (("why", why), ("sparse", sparse), ("mamba", mamba)):
+    for name, fn in (("why", why), ("sparse", sparse), ("mamba", mamba), ("encdec", encoder_decoder)):
         times = []
         for _ in range(5):
             t = time.perf_counter()
@@ -126,7 +167,7 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks sequence", description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=0, help="seeds 0..N-1 of the race at the page's defaults")
     parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--rounds", type=int, default=3000, help="rounds per seed (3,000: a minute at speed 5)")
+    parser.add_argument("--rounds", type=int, default=3000, help="rounds per seed (3,000: 80 s of play at speed 5)")
     parser.add_argument("--costs", action="store_true", help="step, frame and drawing costs")
     args = parser.parse_args(argv)
     configure_threads()
@@ -142,4 +183,9 @@ def main(argv: list[str]) -> None:
         print(json.dumps({"seeds": len(results), "ordering_seen": len(held),
                           "ordering_within_60s_play": sum(r["first_play_s"] <= 60 for r in held),
                           "holds_at_end": sum(r["holds_at_end"] for r in results),
-                          "median_first_play_s": median}))
+                          "median_first_play_s": median,
+                          "mamba_held": sum(r["mamba_first_round"] is not None for r in results),
+                          "mamba_holds_at_end": sum(r["mamba_holds_at_end"] for r in results),
+                          "mamba_median_first_round": statistics.median(
+                              [r["mamba_first_round"] for r in results if r["mamba_first_round"] is not None] or
+                              [None])}))

@@ -3,8 +3,8 @@
 - sim/ (the engine and figure builders) imports neither Streamlit nor ui/ nor labs/;
 - sim/plots/ imports no torch (figures are built from plain arrays);
 - a lab's engine sub-package (sim/<topic>/) imports no other topic's, only sim.core (and the model packages
-  BUILDS_ON names: the language lab trains sim.transformers' tiny GPT); sim.core, the shared helpers, imports
-  no topic; sim/plots/ (figures of every topic) may import any;
+  BUILDS_ON names: the language lab trains sim.transformers' tiny GPT, the sequence lab also Mamba on sim.ssm's
+  scan); sim.core, the shared helpers, imports no topic; sim/plots/ (figures of every topic) may import any;
 - ui/ (what every lab shares) imports no lab;
 - a lab (labs/<name>/) imports no other lab;
 - benchmarks/ and deploy/ import nothing from tests/ (what both need lives in deploy/local.py);
@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("sim", "ui", "labs", "benchmarks", "deploy", "server")
 # topic -> the other topics whose models it trains
-BUILDS_ON = {"language": {"transformers"}, "sequence": {"transformers"}}
+BUILDS_ON = {"language": {"transformers"}, "sequence": {"transformers", "ssm"}}
 
 
 def module_name(path: Path, root: Path) -> str:

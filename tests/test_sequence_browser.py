@@ -1,7 +1,8 @@
 """The sequence-models lab in headless Chromium: the race plays on screen (the accuracy-by-distance panel moves),
 Pause stops it, Step moves it on by a tick of every model and Reset takes it back to step 0; the why section's
 figures are redrawn at the new step; the sparse masks change with the window slider; the Mamba section draws its
-table and both measured figures (Chinese)."""
+table and both measured figures (Chinese); the trained window plays, pauses and steps under the masks; the encoder and
+decoder train on screen and answer the user's blank (a bad one refused in Chinese)."""
 import re
 
 import numpy as np
@@ -65,7 +66,7 @@ def test_the_why_figures_are_redrawn_at_the_next_step(server, page):
     def redrawn():
         assert np.abs(pixels(plotly(page, 0)) - before).mean() > 0.2
     eventually(redrawn, 60)
-    assert page.get_by_text(ZH["seq.why.at_step"].format(step=90, per_model=30)).count()
+    assert page.get_by_text(ZH["seq.why.at_step"].format(step=120, per_model=30)).count()
     no_exception(page)
 
 
@@ -101,4 +102,42 @@ def test_the_mamba_section_draws_its_table_and_figures_in_chinese(server, page):
         fig = plotly(page, i)
         eventually(lambda fig=fig: np.testing.assert_array_less(0.01, (pixels(fig).std(axis=-1) > 20).mean()))
     assert page.get_by_text(ZH["seq.mb.fig.title"]).count()
+    no_exception(page)
+
+
+def test_the_trained_window_plays_and_steps_under_the_masks(server, page):
+    page.set_viewport_size({"width": 1400, "height": 1300})
+    open_page(page, f"{server}/sequence?lang=en&section=sparse&w_distance=16&w_window=4&w_layers=1&w_speed=10")
+    page.get_by_text(EN["seq.win.title"]).first.wait_for(timeout=60_000)
+    page.wait_for_selector(PANEL, timeout=60_000)
+    panel = page.locator(PANEL)
+    panel.scroll_into_view_if_needed()
+    press(page, EN["seq.play"])
+    page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 20", timeout=60_000)
+    trains_on_screen(page, panel, change=0.02)
+    stopped = pause_stops(page, page.get_by_role("button", name=re.compile(EN["seq.pause"])).first)
+    press(page, EN["seq.step"].split("(")[0].strip())
+    page.wait_for_function("s => (window.__mlsimLive || {}).epoch === s + 10", arg=stopped, timeout=30_000)
+    assert page.get_by_text(EN["seq.win.guide"].format(reach=4)).count()
+    no_exception(page)
+
+
+def test_the_encoder_and_decoder_train_and_answer_the_users_text(server, page):
+    page.set_viewport_size({"width": 1400, "height": 1300})
+    open_page(page, f"{server}/sequence?lang=zh&section=encdec&e_text=zh&e_layers=1&e_width=16&e_speed=10")
+    page.wait_for_selector('[data-testid="live-panel-0"]', timeout=60_000)
+    panel = page.locator('[data-testid="live-panel-0"]')
+    panel.scroll_into_view_if_needed()
+    press(page, ZH["seq.play"])
+    page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 20", timeout=60_000)
+    trains_on_screen(page, panel, change=0.02)
+    pause_stops(page, page.get_by_role("button", name=re.compile(ZH["seq.pause"])).first)
+    box = page.locator(".st-key-seq-ed-blank-zh input")
+    box.fill("the cat s_t")
+    box.press("Enter")
+    page.get_by_text(ZH["seq.ed.bad_chars"].split("{chars}")[0]).first.wait_for(timeout=30_000)
+    box.fill("猫追_")
+    box.press("Enter")
+    page.get_by_text(ZH["seq.ed.filled"].split("{model}")[1].split("{text}")[0] + "猫追").first.wait_for(
+        timeout=30_000)
     no_exception(page)

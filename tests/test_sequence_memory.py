@@ -20,6 +20,7 @@ from sim.sequence.memory import (
     lstm_gates,
     reach,
 )
+from sim.ssm.scan import selective_scan, selective_scan_batch
 
 
 def test_a_batch_hides_one_key_d_steps_before_the_query():
@@ -42,7 +43,7 @@ def test_the_same_seed_gives_every_model_the_same_batches():
                                                      strict=True))
 
 
-@pytest.mark.parametrize("kind", ["rnn", "lstm", "attn"])
+@pytest.mark.parametrize("kind", ["rnn", "lstm", "attn", "mamba"])
 def test_the_traced_forward_is_the_trained_forward(kind):
     """torch's fused nn.RNN / nn.LSTM (what trains) and the written-out cells with its weights (what the figures
     read) give the same logits; so does the transformer read block by block."""
@@ -125,18 +126,97 @@ def test_bad_settings_are_refused():
         MemoryTrainer(MemoryTask(4), MemoryConfig("gru"), 1e-3, 4, 0)
 
 
-def test_the_lstm_and_the_transformer_hold_the_far_distances_and_the_rnn_does_not():
+def test_the_lstm_the_transformer_and_mamba_hold_the_far_distances_and_the_rnn_does_not():
     """The lab's claim on a smaller task (D = 24, 400 steps each): measured on fresh sequences at every distance."""
     torch.set_num_threads(1)
     task = MemoryTask(24)
-    trainers = {k: MemoryTrainer(task, MemoryConfig(k, hidden=64 if k != "attn" else 32, layers=1), 3e-3, 32, seed=0)
+    hidden = {"attn": 32, "mamba": 16}
+    trainers = {k: MemoryTrainer(task, MemoryConfig(k, hidden=hidden.get(k, 64), layers=1), 3e-3, 32, seed=0)
                 for k in KINDS}
     for _ in range(400):
         for tr in trainers.values():
             tr.step(1)
     far = {k: exact_accuracy(tr)[12:].mean() for k, tr in trainers.items()}
-    assert far["lstm"] >= 0.9 and far["attn"] >= 0.9, far
+    assert far["lstm"] >= 0.9 and far["attn"] >= 0.9 and far["mamba"] >= 0.9, far
     assert far["rnn"] < 0.9, far
     x, y, _ = task.batch(64, torch.Generator().manual_seed(9))
     with torch.no_grad():
         assert F.cross_entropy(trainers["attn"].model(x), y) < 0.1
+
+
+def test_mambas_forward_is_the_selective_recurrence_on_its_own_weights():
+    """The trained layer's logits against sim.ssm.selective_scan run step by step (parallel=False), one sequence at
+    a time, on Δ, A, B, C, D computed by hand from the layer's weights: Δ = softplus(W_Δ u + b), A = −exp(A_log)."""
+    task = MemoryTask(12)
+    tr = MemoryTrainer(task, MemoryConfig("mamba", hidden=8, state=4), 1e-2, 8, seed=1)
+    tr.step(5)
+    m = tr.model.eval()
+    x, _, _ = task.batch(5, torch.Generator().manual_seed(4))
+    with torch.no_grad():
+        e = m.emb.weight[x]
+        proj = e @ m.proj.weight.T + m.proj.bias
+        u, z = F.silu(proj[..., :8]), proj[..., 8:]
+        delta = torch.log1p(torch.exp(u @ m.dt.weight.T + m.dt.bias))
+        bc = u @ m.bc.weight.T
+        A = -torch.exp(m.A_log)
+        want = []
+        for k in range(5):
+            y = selective_scan(u[k], delta[k], A, bc[k, :, :4], bc[k, :, 4:], m.D)
+            want.append(m.head.weight @ (y[-1] * z[k, -1] * torch.sigmoid(z[k, -1])) + m.head.bias)
+        torch.testing.assert_close(m(x), torch.stack(want), rtol=1e-4, atol=1e-5)
+
+
+def test_the_batched_scan_is_the_scan_of_each_sequence_and_its_gradient_too():
+    g = torch.Generator().manual_seed(0)
+    N, L, d, n = 3, 11, 4, 5
+    u, delta = torch.randn(N, L, d, generator=g), torch.rand(N, L, d, generator=g)
+    A, B, C, D = -torch.rand(d, n, generator=g) * 3, torch.randn(N, L, n, generator=g), \
+        torch.randn(N, L, n, generator=g), torch.randn(d, generator=g)
+    u.requires_grad_(True)
+    y = selective_scan_batch(u, delta, A, B, C, D)
+    (gu,) = torch.autograd.grad(y.square().sum(), u)
+    u2 = u.detach().clone().requires_grad_(True)
+    want = torch.stack([selective_scan(u2[k], delta[k], A, B[k], C[k], D) for k in range(N)])
+    (gw,) = torch.autograd.grad(want.square().sum(), u2)
+    torch.testing.assert_close(y, want, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(gu, gw, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError):
+        selective_scan_batch(u[0], delta[0], A, B[0], C[0], D)
+
+
+def test_the_window_model_reads_nothing_beyond_layers_times_window():
+    """By hand: with L = 2 blocks and window w = 3, changing the tokens more than 6 positions before the query leaves
+    its logits exactly as they were; changing the token 6 back changes them."""
+    task = MemoryTask(16)
+    tr = MemoryTrainer(task, MemoryConfig("window", hidden=16, layers=2, heads=2, window=3), 1e-2, 8, seed=2)
+    tr.step(3)
+    m = tr.model.eval()
+    x, _, _ = task.batch(4, torch.Generator().manual_seed(1))
+    T = task.length
+    far, near = x.clone(), x.clone()
+    far[:, :T - 1 - 6] = task.keys + (far[:, :T - 1 - 6] - task.keys + 1) % task.noise  # every token > 6 back
+    near[:, T - 1 - 6] = (near[:, T - 1 - 6] + 1) % task.keys  # the token exactly 6 back, now another key
+    with torch.no_grad():
+        torch.testing.assert_close(m(far), m(x), rtol=0, atol=0)
+        assert not torch.allclose(m(near), m(x))
+    with pytest.raises(ValueError, match="invalid:window"):
+        MemoryTrainer(task, MemoryConfig("window", hidden=16, window=0), 1e-2, 8, seed=2)
+
+
+def test_a_window_as_wide_as_the_sequence_is_full_causal_attention():
+    task = MemoryTask(10)
+    full = MemoryTrainer(task, MemoryConfig("attn", hidden=16, layers=2), 1e-2, 8, seed=5)
+    wide = MemoryTrainer(task, MemoryConfig("window", hidden=16, layers=2, window=task.length), 1e-2, 8, seed=5)
+    x, _, _ = task.batch(6, torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        torch.testing.assert_close(wide.model(x), full.model(x), rtol=1e-6, atol=1e-6)
+
+
+def test_the_trained_window_model_holds_its_reach_and_is_at_chance_beyond():
+    """The sparse section's claim on a small task: D = 16, one block, w = 4: right up to d = 4, guessing beyond."""
+    torch.set_num_threads(1)
+    task = MemoryTask(16)
+    tr = MemoryTrainer(task, MemoryConfig("window", hidden=32, layers=1, heads=2, window=4), 3e-3, 32, seed=0)
+    tr.step(300)
+    acc = exact_accuracy(tr)
+    assert acc[:4].min() >= 0.9 and acc[4:].mean() < 0.3, acc

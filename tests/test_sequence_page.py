@@ -49,7 +49,8 @@ def test_step_trains_every_model_and_reset_goes_back():
     at = page(section="memory", m_speed="2", **SMALL)
     click(at, "step")
     with live_model(at, "seq.memory") as run:
-        assert [(tr.config.kind, tr.steps) for tr in run.trainers] == [("rnn", 2), ("lstm", 2), ("attn", 2)]
+        assert [(tr.config.kind, tr.steps) for tr in run.trainers] == [("rnn", 2), ("lstm", 2), ("attn", 2),
+                                                                            ("mamba", 2)]
         assert run.task.distance == 8 and run.trainers[0].config.hidden == 16
     click(at, "reset")
     with live_model(at, "seq.memory") as run:
@@ -58,7 +59,7 @@ def test_step_trains_every_model_and_reset_goes_back():
 
 def test_the_race_says_how_far_each_model_holds():
     at = page(section="memory", **SMALL)
-    live_advance(at, "seq.memory", 3 * 40)
+    live_advance(at, "seq.memory", 4 * 40)
     at.run()
     with live_model(at, "seq.memory") as run:
         f = run.frame()
@@ -68,14 +69,14 @@ def test_the_race_says_how_far_each_model_holds():
 
 def test_the_why_section_writes_the_engines_gradients_at_the_cursors_step():
     at = page(section="why", **SMALL)
-    live_advance(at, "seq.memory", 3 * 20)
+    live_advance(at, "seq.memory", 4 * 20)
     at.run()
     assert not at.exception
     with live_model(at, "seq.memory") as run:
         g = {tr.config.kind: gradients_through_time(tr) for tr in run.trainers}
     want = {k: f"{v[0] / v[-1]:.1e}" for k, v in g.items()}
     assert EN["seq.why.explain"].format(T=9, d=8, **want) in texts(at)
-    assert EN["seq.why.at_step"].format(step=60, per_model=20) in [c.value for c in at.caption]
+    assert EN["seq.why.at_step"].format(step=80, per_model=20) in [c.value for c in at.caption]
     assert len(at.get("plotly_chart")) == 2
 
 
@@ -89,6 +90,80 @@ def test_the_sparse_section_writes_the_masks_numbers_at_the_extremes():
                                        lf_reach=int(masks.receptive_field(lf, 12)[-1]),
                                        bb_reach=512)
     assert text in texts(at)
+
+
+WIN = {"w_distance": "8", "w_window": "2", "w_layers": "1", "w_speed": "2"}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_trained_window_says_each_models_reach_against_layers_times_window(lang):
+    at = page(lang, section="sparse", **WIN)
+    at.button(key="seq.window.step").click().run()
+    with live_model(at, "seq.window") as run:
+        assert [(tr.config.kind, tr.steps) for tr in run.trainers] == [("attn", 2), ("window", 2)]
+    live_advance(at, "seq.window", 2 * 30)
+    at.run()
+    assert not at.exception and not at.error
+    with live_model(at, "seq.window") as run:
+        f = run.frame()
+    reach = {r["kind"]: r["reach"] for r in f["runs"]}
+    cat = catalogue(lang)
+    want = cat["seq.win.explain"].format(L=1, w=2, field=2, D=8, steps=32, full=reach["attn"],
+                                         window=reach["window"], holds="90%")
+    assert want in texts(at)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_window_wider_than_the_distance_is_refused_in_the_users_language(lang):
+    at = page(lang, section="sparse", w_distance="8", w_window="20")
+    assert not at.exception
+    assert catalogue(lang)["seq.win.too_wide"].format(w=20, D=8) in [w.value for w in at.warning]
+
+
+ED = {"e_layers": "1", "e_width": "16", "e_speed": "2"}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_encoder_decoder_table_and_answers_come_from_the_models_on_screen(lang):
+    from sim.core.text import plain
+    from sim.sequence.encdec import continue_text, cross_losses, fill_blank, parse_blank
+
+    text = "zh" if lang == "zh" else "en"
+    at = page(lang, section="encdec", e_text=text, **ED)
+    live_advance(at, "seq.encdec", 2 * 10)
+    at.run()
+    assert not at.exception and not at.error
+    cat = catalogue(lang)
+    with live_model(at, "seq.encdec") as run:
+        trs = {tr.style: tr for tr in run.trainers}
+        table = cross_losses(trs)
+        a, b = parse_blank(run.trainers[0].task, at.text_input[0].value)
+        bert_fill = fill_blank(trs["bert"], a, b)
+        gpt_next = continue_text(trs["gpt"], at.text_input[1].value)
+    df = at.dataframe[0].value
+    assert list(df[cat["seq.ed.col.blank"]]) == [f"{table[s]['blank']:.3f}" for s in ("bert", "gpt")]
+    assert list(df[cat["seq.ed.col.next"]]) == [f"{table[s]['next']:.3f}" for s in ("bert", "gpt")]
+    shown = texts(at)
+    guesses = ", ".join(f"“{c}” {p:.0%}" for c, p in bert_fill)
+    assert cat["seq.ed.filled"].format(model=cat["seq.ed.bert"], text=plain(f"{a}_{b}"), guesses=plain(guesses)) \
+        in shown
+    assert cat["seq.ed.continued"].format(model=cat["seq.ed.gpt"], prefix=plain(at.text_input[1].value),
+                                          text=plain(gpt_next)) in shown
+    assert len(at.get("plotly_chart")) == 1
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_bad_text_for_the_encoder_and_decoder_gets_a_message_in_the_users_language(lang):
+    at = page(lang, section="encdec", **ED)
+    cat = catalogue(lang)
+    for raw, want in (("the cat", cat["seq.ed.bad_blank"].format(blank="\\_")),
+                      ("_he cat", cat["seq.ed.bad_empty"].format(blank="\\_")),
+                      ("the ÇAT_", cat["seq.ed.bad_chars"].split("{chars}")[0])):
+        at.text_input[0].set_value(raw).run()
+        assert not at.exception
+        assert any(w.value.startswith(want) for w in at.warning), (raw, [w.value for w in at.warning])
+    at.text_input[1].set_value("🙂" * 500).run()
+    assert not at.exception and any("🙂" in w.value for w in at.warning)
 
 
 def test_the_mamba_section_writes_the_worked_scan_and_the_state():

@@ -1,4 +1,4 @@
-"""The sequence-models lab's live race (an RNN, an LSTM and a causal transformer on the same memory task,
+"""The sequence-models lab's live race (an RNN, an LSTM, a causal transformer and Mamba on the same memory task,
 sim.sequence.live.MemoryRun) and the "why" section that reads the same run at this session's step."""
 from collections.abc import Callable
 
@@ -7,7 +7,7 @@ import streamlit as st
 from labs.sequence.schema import SCHEMA
 from sim.core.live import Cursor, LiveSpec
 from sim.plots.sequence import gates_figure, gradient_figure, memory_frame
-from sim.sequence.live import memory_run
+from sim.sequence.live import memory_run, window_run
 from sim.sequence.memory import HOLDS, KINDS, gradients_through_time, lstm_gates
 from ui import charts, live_plots, live_run
 from ui.i18n import t
@@ -17,6 +17,8 @@ KEY = "seq.memory"
 FRAME_LABELS = ("step", "loss", "accuracy", "distance", "loss_title", "acc_title", "dist_title", "chance", "caption",
                 "reach")
 SETTINGS = ("m_distance", "m_hidden", "m_lr", "m_seed")
+WINDOW_KEY = "seq.window"
+WINDOW_SETTINGS = ("w_distance", "w_window", "w_layers", "w_seed")
 
 
 def memory_spec(v: dict) -> LiveSpec:
@@ -39,19 +41,20 @@ def frame_labels() -> dict[str, str]:
     return {k: str(t(f"seq.fig.{k}")) for k in FRAME_LABELS}
 
 
-def drawn(frame: dict, labels: dict) -> dict:
-    """A MemoryRun frame (with its "step", "run", "n") as the live view draws it, in the page's language."""
+def drawn(frame: dict, labels: dict, guide: tuple[int, str] | None = None) -> dict:
+    """A MemoryRun frame (with its "step", "run", "n") as the live view draws it, in the page's language; guide:
+    (distance, label) of a dashed line on the accuracy-by-distance panel."""
     runs = [{**r, "name": name(r["kind"])} for r in frame["runs"]]
-    return {**memory_frame(runs, frame["distance"], 1 / frame["keys"], labels), "step": frame["step"],
+    return {**memory_frame(runs, frame["distance"], 1 / frame["keys"], labels, guide), "step": frame["step"],
             "run": frame["run"], "n": frame["n"]}
 
 
-def show_view(spec: LiveSpec) -> Callable[[list[dict], int, str, Cursor], None]:
+def show_view(spec: LiveSpec, guide: tuple[int, str] | None = None) -> Callable[[list[dict], int, str, Cursor], None]:
     labels = frame_labels()
 
     def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
-        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, labels)), key=f"{KEY}.view",
-                               seq=seq, status=status)
+        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, labels, guide)),
+                               key=f"{spec.key}.view", seq=seq, status=status)
     return show
 
 
@@ -72,6 +75,55 @@ def race(state: PageState) -> Cursor | None:
                              bad_settings=lambda e: st.error(t("seq.bad_settings")), n=v["m_speed"])
 
 
+def window_spec(v: dict) -> LiveSpec:
+    """Full attention against the window-masked transformer (sim.sequence.live.window_run) of these settings; a tick
+    `w_speed` steps in turn, Step every model `w_speed` steps."""
+    v = dict(v)
+
+    def build():
+        return window_run(v["w_distance"], v["w_window"], v["w_layers"], v["w_seed"])
+
+    return LiveSpec(WINDOW_KEY, tuple(v[n] for n in WINDOW_SETTINGS), build, speed=v["w_speed"],
+                    step_size=v["w_speed"] * 2)
+
+
+def window_reach(v: dict) -> int:
+    """How far back the last position can read through the causal window after the layers: layers × window."""
+    return v["w_layers"] * v["w_window"]
+
+
+def trained_window(state: PageState) -> None:
+    """The sparse section's trained part: full and window attention learning the memory task, live."""
+    st.subheader(t("seq.win.title"))
+    st.markdown(t("seq.win.intro"))
+    with state.controls():
+        names = ("w_distance", "w_window", "w_layers", "w_speed", "w_seed")
+        for col, n in zip(st.columns(len(names)), names, strict=True):
+            state.widget(n, container=col)
+    v = state.values
+    if v["w_window"] > v["w_distance"]:
+        st.warning(t("seq.win.too_wide", w=v["w_window"], D=v["w_distance"]))
+        return
+    spec = window_spec(v)
+    field = window_reach(v)
+    guide = (min(field, v["w_distance"]), str(t("seq.win.guide", reach=field)))
+
+    def messages(cursor: Cursor) -> None:
+        for r in cursor.frame()["runs"]:
+            if r["diverged"]:
+                st.error(t("seq.diverged", name=name(r["kind"]), step=r["steps"]))
+
+    cursor = live_run.live_lab(spec, show_view(spec, guide), prefix="seq", messages=messages,
+                               bad_settings=lambda e: st.error(t("seq.bad_settings")), n=v["w_speed"])
+    if cursor is None:
+        return
+    f = cursor.frame()
+    reach = {r["kind"]: r["reach"] for r in f["runs"]}
+    st.markdown(t("seq.win.explain", L=v["w_layers"], w=v["w_window"], field=field, D=f["distance"],
+                  steps=min(r["steps"] for r in f["runs"]), full=reach["attn"], window=reach["window"],
+                  holds=f"{HOLDS:.0%}"))
+
+
 def memory_section(state: PageState) -> None:
     st.markdown(t("seq.mem.intro"))
     cursor = race(state)
@@ -80,7 +132,7 @@ def memory_section(state: PageState) -> None:
     f = cursor.frame()
     reach = {r["kind"]: r["reach"] for r in f["runs"]}
     st.markdown(t("seq.mem.explain", D=f["distance"], keys=f["keys"], chance=f"{1 / f['keys']:.0%}",
-                  holds=f"{HOLDS:.0%}", rnn=reach["rnn"], lstm=reach["lstm"], attn=reach["attn"],
+                  holds=f"{HOLDS:.0%}", rnn=reach["rnn"], lstm=reach["lstm"], attn=reach["attn"], mamba=reach["mamba"],
                   steps=min(r["steps"] for r in f["runs"])))
 
 
@@ -99,7 +151,7 @@ def why_section(state: PageState) -> None:
     charts.plotly_chart(st, fig, key="seq.why.grads")
     ratio = {k: _ratio(g[key_at], g[T - 1]) for k, g in grads.items()}
     st.markdown(t("seq.why.explain", T=T, d=T - 1 - key_at, rnn=ratio["rnn"], lstm=ratio["lstm"],
-                  attn=ratio["attn"]))
+                  attn=ratio["attn"], mamba=ratio["mamba"]))
     labels = {g: str(t(f"seq.why.gate.{g}")) for g in gates} | {k: str(t(f"seq.why.fig.{k}"))
                                                                 for k in ("position", "unit")}
     charts.plotly_chart(st, gates_figure(gates, key_at, labels), key="seq.why.gates")

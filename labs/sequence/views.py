@@ -4,6 +4,7 @@ import threading
 
 import streamlit as st
 
+from labs.sequence.memory import trained_window
 from sim.plots.sequence import (
     masks_figure,
     parallel_figure,
@@ -71,6 +72,7 @@ def sparse_section(state: PageState) -> None:
     st.markdown(t("seq.sp.explain", T=v["s_T"], L=v["s_layers"], w=v["s_w"],
                   window=f"{masks.share_computed(ms['window']):.1%}", win_reach=int(fields["window"][last]),
                   lf_reach=int(fields["longformer"][last]), bb_reach=int(fields["bigbird"][last])))
+    trained_window(state)
 
 
 def mamba_section(state: PageState) -> None:

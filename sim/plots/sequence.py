@@ -12,17 +12,19 @@ from plotly.subplots import make_subplots
 from sim.plots.palette import BLUE, GREEN, GUIDE, ORANGE, PURPLE, RED, WHITE
 from sim.plots.panels import series, xy_panel
 
-MODEL_COLORS = {"rnn": ORANGE, "lstm": BLUE, "attn": GREEN}
+MODEL_COLORS = {"rnn": ORANGE, "lstm": BLUE, "attn": GREEN, "mamba": PURPLE, "window": RED, "bert": BLUE,
+                "gpt": ORANGE}
 PATTERN_COLORS = (BLUE, ORANGE, GREEN, PURPLE, RED)
 MARGIN = dict(l=50, r=10, t=40, b=40)
 
 
 # ---------- the live memory race ----------
-def memory_frame(runs: Sequence[dict], distance: int, chance: float, labels: Mapping[str, str]) -> dict:
+def memory_frame(runs: Sequence[dict], distance: int, chance: float, labels: Mapping[str, str],
+                 guide: tuple[int, str] | None = None) -> dict:
     """The live view of the race: runs are {"kind", "name", "curve" (steps), "loss", "acc", "by_distance" (D,),
     "reach"}. Panels: the loss curves, the moving accuracy, and the accuracy at each distance 1..D (chance dashed).
     labels: "step", "loss", "accuracy", "distance", "loss_title", "acc_title", "dist_title", "chance", "caption"
-    ({step}), "reach" ({name} {reach})."""
+    ({step}), "reach" ({name} {reach}). guide (x, label): a dashed vertical line at distance x on the last panel."""
     def colour(r: dict) -> str:
         return MODEL_COLORS.get(r["kind"], GUIDE)
 
@@ -35,12 +37,24 @@ def memory_frame(runs: Sequence[dict], distance: int, chance: float, labels: Map
     ds = np.arange(1, distance + 1)
     lines = [series(ds, r["by_distance"], color=colour(r), label=r["name"]) for r in runs]
     lines.append(series([1, distance], [chance, chance], color=GUIDE, width=1.0, label=labels["chance"], dash=True))
+    if guide is not None:
+        lines.append(series([guide[0], guide[0]], [0.0, 1.0], color=RED, width=1.0, label=guide[1], dash=True))
     by_d = xy_panel(labels["dist_title"], lines, x_label=labels["distance"], y_label=labels["accuracy"], width=330,
                     height=250, x_range=(1, max(distance, 2)), y_range=(0.0, 1.0))
     steps = max((int(r["curve"][-1]) for r in runs if len(r["curve"])), default=0)
     parts = [labels["reach"].format(name=r["name"], reach=r["reach"]) for r in runs]
     return {"epoch": steps, "caption": " · ".join([labels["caption"].format(step=steps), *parts]),
             "panels": [loss, acc, by_d]}
+
+
+def encdec_frame(runs: Sequence[dict], labels: Mapping[str, str]) -> dict:
+    """The live view of encoder against decoder: runs are {"kind", "name", "curve" (steps), "loss", "recent"}; one
+    panel of the training losses (each its own task's). labels: "step", "loss", "loss_title", "caption" ({step})."""
+    panel = xy_panel(labels["loss_title"], [series(r["curve"], r["loss"], color=MODEL_COLORS.get(r["kind"], GUIDE),
+                                                   label=r["name"]) for r in runs],
+                     x_label=labels["step"], y_label=labels["loss"], width=560, height=260)
+    steps = max((int(r["curve"][-1]) for r in runs if len(r["curve"])), default=0)
+    return {"epoch": steps, "caption": labels["caption"].format(step=steps), "panels": [panel]}
 
 
 # ---------- why: gradients through time ----------

@@ -22,10 +22,12 @@ from torch import nn
 
 from sim.core.history import bound, decimate
 from sim.core.models import embedding, linear
+from sim.sequence import masks
 from sim.sequence.recurrent import LSTM, RNN, Trace, gradient_through_time
+from sim.ssm.scan import selective_scan_batch
 from sim.transformers.transformer import TinyTransformer, TransformerConfig
 
-KINDS = ("rnn", "lstm", "attn")  # the three models, in the order the lab shows them
+KINDS = ("rnn", "lstm", "attn", "mamba")  # the four models, in the order the lab shows them
 MAX_DISTANCE = 96  # longest distance the lab trains (the transformer's context is distance + 1)
 ACC_DECAY = 0.98  # the accuracy per distance is a moving average over about 1 / (1 − decay) steps
 HOLDS = 0.9  # a model "holds" a distance when its accuracy there is at least this
@@ -79,6 +81,8 @@ class MemoryConfig:
     embed: int = 16  # the recurrent models' input vectors (the transformer's are `hidden` wide)
     layers: int = 2  # transformer blocks
     heads: int = 2  # attention heads per block
+    state: int = 8  # Mamba: state numbers per channel
+    window: int = 0  # kind "window": each position attends to itself and the `window` positions before it
 
 
 class Recurrent(nn.Module):
@@ -114,32 +118,98 @@ class Recurrent(nn.Module):
 
 
 class Attention(nn.Module):
-    """sim.transformers' tiny causal transformer reading the sequence; the logits of the key symbols at the query."""
+    """sim.transformers' tiny causal transformer reading the sequence; the logits of the key symbols at the query.
+    Kind "window": every block attends through the causal window mask of sim.sequence.masks (itself and the
+    c.window positions before it), so after c.layers blocks the query reaches layers × window positions back."""
 
     def __init__(self, task: MemoryTask, c: MemoryConfig, generator: torch.Generator):
         super().__init__()
         self.keys = task.keys
         self.net = TinyTransformer(TransformerConfig(task.vocab, task.length, c.layers, c.heads, c.hidden,
                                                      4 * c.hidden, causal=True), generator)
+        if c.kind == "window":
+            if c.window < 1:
+                raise ValueError("invalid:window")
+            self.register_buffer("mask", torch.from_numpy(masks.window(task.length, c.window, causal=True)),
+                                 persistent=False)
+        else:
+            self.mask = None
+
+    def blocks(self, h: torch.Tensor) -> torch.Tensor:
+        """The blocks over h (B, T, C): sim.transformers' Block, with the window mask passed to attention."""
+        for block in self.net.blocks:
+            if self.mask is None:
+                h = block(h)
+            else:
+                T = h.shape[1]
+                h = h + block.drop(block.attn(block.ln1(h), self.mask[:T, :T]))
+                h = h + block.drop(block.ffn(block.ln2(h)))
+        return h
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net(x)[:, -1, :self.keys]  # (B, keys)
+        if self.mask is None:
+            return self.net(x)[:, -1, :self.keys]  # (B, keys)
+        net = self.net
+        h = self.blocks(net.drop(net.tok_emb(x) + net.positions(x.shape[1])))
+        return net.lm_head(net.ln_f(h))[:, -1, :self.keys]
 
     def trace(self, x: torch.Tensor) -> tuple[Trace, torch.Tensor]:
         """(a trace whose hidden states are the vectors entering the first block, one per position, logits)."""
         net = self.net
         start = net.tok_emb(x) + net.positions(x.shape[1])  # (B, T, C)
         hidden = list(start.unbind(1))  # each (B, C), a node of the graph
-        h = torch.stack(hidden, 1)
-        for block in net.blocks:
-            h = block(h)
+        h = self.blocks(torch.stack(hidden, 1))
         return Trace(h.transpose(0, 1), hidden), net.lm_head(net.ln_f(h))[:, -1, :self.keys]
 
 
+class Selective(nn.Module):
+    """One Mamba-style selective state-space layer: embedding; u and a gate z from one projection; per step and
+    channel the step size Δ = softplus(W_Δ u + b), and B, C (each `state` wide) read from u, so the input decides
+    what enters the state and what is read out; y from the selective scan (sim.ssm.scan), gated by silu(z); a linear
+    read-out of the last position. A = −exp(A_log) (S4D-real init: −1..−state per channel), D a skip, Δ's bias set
+    so Δ starts log-uniform in [0.001, 0.1] as in Mamba."""
+
+    def __init__(self, task: MemoryTask, c: MemoryConfig, generator: torch.Generator):
+        super().__init__()
+        d, n = c.hidden, c.state
+        self.emb = embedding(task.vocab, d, generator)
+        self.proj = linear(d, 2 * d, generator=generator)
+        self.dt = linear(d, d, generator=generator)
+        self.bc = linear(d, 2 * n, bias=False, generator=generator)
+        with torch.no_grad():
+            dt = torch.exp(torch.rand(d, generator=generator) * (math.log(0.1) - math.log(1e-3)) + math.log(1e-3))
+            self.dt.bias.copy_(dt + torch.log(-torch.expm1(-dt)))  # softplus⁻¹(dt)
+        self.A_log = nn.Parameter(torch.log(torch.arange(1, n + 1, dtype=torch.float32)).repeat(d, 1))
+        self.D = nn.Parameter(torch.ones(d))
+        self.head = linear(d, task.keys, generator=generator)
+
+    def parts(self, e: torch.Tensor) -> dict[str, torch.Tensor]:
+        """From the embedded input e (N, L, d): u, the gate z, Δ, A, B, C, D of the scan."""
+        u, z = self.proj(e).chunk(2, -1)
+        u = F.silu(u)
+        B, C = self.bc(u).chunk(2, -1)
+        return {"u": u, "z": z, "delta": F.softplus(self.dt(u)), "A": -torch.exp(self.A_log), "B": B, "C": C,
+                "D": self.D}
+
+    def read(self, e: torch.Tensor) -> torch.Tensor:
+        p = self.parts(e)
+        y = selective_scan_batch(p["u"], p["delta"], p["A"], p["B"], p["C"], p["D"])
+        return self.head(y[:, -1] * F.silu(p["z"][:, -1]))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.read(self.emb(x))  # (B, keys)
+
+    def trace(self, x: torch.Tensor) -> tuple[Trace, torch.Tensor]:
+        """(a trace whose hidden states are the embedded inputs, one per position, logits)."""
+        hidden = list(self.emb(x).unbind(1))
+        e = torch.stack(hidden, 1)
+        return Trace(e.transpose(0, 1), hidden), self.read(e)
+
+
 def build_model(task: MemoryTask, c: MemoryConfig, generator: torch.Generator) -> nn.Module:
-    if c.kind not in KINDS:
+    if c.kind not in KINDS + ("window",):
         raise ValueError("invalid:kind")
-    return (Attention if c.kind == "attn" else Recurrent)(task, c, generator)
+    return {"attn": Attention, "window": Attention, "mamba": Selective}.get(c.kind, Recurrent)(task, c, generator)
 
 
 class MemoryTrainer:
