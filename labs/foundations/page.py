@@ -2,6 +2,7 @@
 vanishing and exploding gradients, two vectors (norm, dot product, cosine, projection), 2×2 matrices as maps of the
 plane, and what a matrix product costs and takes on this machine."""
 from labs.foundations.backprop import backprop_section
+from labs.foundations.embeddings import embeddings_section
 from labs.foundations.geometry import matrices_section, vectors_section
 from labs.foundations.schema import PAGE, SCHEMA
 from labs.foundations.training import depth_section, loop_section
@@ -12,7 +13,7 @@ from ui.urlstate import PageState
 def main() -> None:
     PageState(PAGE, SCHEMA).sections(t("fnd.title"), t("fnd.intro"), {
         "backprop": backprop_section, "loop": loop_section, "depth": depth_section, "vectors": vectors_section,
-        "matrices": matrices_section})
+        "matrices": matrices_section, "embeddings": embeddings_section})
 
 
 main()

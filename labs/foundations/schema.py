@@ -1,10 +1,12 @@
 """URL/widget schema of the foundations lab: one group of parameters per section."""
 from sim.autograd.depth import ACTIVATIONS as DEPTH_ACTIVATIONS
 from sim.autograd.network import ACTIVATIONS, MAX_INPUTS, MAX_LAYERS, MAX_WIDTH, PHASES
+from sim.language.embeddings import DIMS as EMB_DIMS
+from sim.language.embeddings import RATES as EMB_RATES
 from sim.linalg.matmul import SIZES
 from ui.schema import Param
 
-SECTIONS = ("backprop", "loop", "depth", "vectors", "matrices")
+SECTIONS = ("backprop", "loop", "depth", "vectors", "matrices", "embeddings")
 RATES = (0.01, 0.03, 0.1, 0.3, 1.0, 2.0)
 SCALES = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
 
@@ -43,4 +45,10 @@ SCHEMA = [
       for m, values in (("a", (1.0, 1.0, 0.0, 1.0)), ("b", (0.0, -1.0, 1.0, 0.0)))
       for i, v in zip((11, 12, 21, 22), values, strict=True)),
     Param("mm_n", "choice", 4096, choices=SIZES),
+    # word embeddings learnt live (skip-gram with negative sampling), the word whose neighbours are listed
+    Param("emb_dim", "choice", 8, choices=EMB_DIMS),
+    Param("emb_lr", "choice", 1.0, choices=EMB_RATES),
+    Param("emb_speed", "choice", 10, choices=(1, 2, 5, 10, 20)),
+    Param("emb_seed", "int", 0, lo=0, hi=999_999, step=1),
+    Param("emb_word", "int", 6, lo=0, hi=31, step=1),  # an index into the language's words (held to its size)
 ]
