@@ -30,6 +30,7 @@ POS_NAMES = ("det", "adj", "noun", "verb", "time", "link")
 SENSIBLE = 0.9  # the vectors are "sensible" once this share of the words has a nearest neighbour of its kind
 CORPUS_WORDS = 20_000
 MAX_DIM = 32
+MAX_ABS = 1e6  # a coordinate beyond this (or not finite) ends the run: the rate is too large
 DIMS = (2, 4, 8, 16, 32)
 RATES = (0.03, 0.1, 0.3, 1.0, 3.0)
 
@@ -179,12 +180,14 @@ class EmbedRun(LossCurve):
             pick = data.pairs[self.rng.integers(0, len(data.pairs), c.batch)]
             neg = np.searchsorted(data.noise, self.rng.random((c.batch, c.negatives)), side="right")
             neg = np.minimum(neg, len(data.words) - 1)
-            loss, G_in, G_out = sgns_loss_grads(self.W_in, self.W_out, pick[:, 0], pick[:, 1], neg)
-            self.W_in -= c.lr * G_in
-            self.W_out -= c.lr * G_out
-            self.record(loss)
-            if not np.isfinite(self.W_in).all():
-                self.diverged = True
+            with np.errstate(over="ignore", invalid="ignore"):
+                loss, G_in, G_out = sgns_loss_grads(self.W_in, self.W_out, pick[:, 0], pick[:, 1], neg)
+                W_in, W_out = self.W_in - c.lr * G_in, self.W_out - c.lr * G_out
+            self.record(loss)  # the step counts, diverged or not
+            if self.diverged or not (np.abs(W_in).max() < MAX_ABS and np.abs(W_out).max() < MAX_ABS):
+                self.diverged = True  # the vectors stay as they were before this step
+                return
+            self.W_in, self.W_out = W_in, W_out
             self._check()
 
     def frame(self) -> dict:
