@@ -31,6 +31,8 @@ def test_every_section_in_both_languages(lang, section):
     if section == "vectors":  # the canvas pad, with a and b from the page's values
         (pad,) = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("mlsim_vector_pad")]
         assert '"a": [3.0, 1.0]' in pad.proto.json
+    elif section == "embeddings":  # the live view's canvas (tests/test_foundations_embed_page.py looks inside)
+        assert any(e.proto.component_name.endswith("mlsim_live_plots") for e in at.get("bidi_component"))
     else:
         assert at.get("plotly_chart")
 
@@ -145,7 +147,7 @@ def test_fuzz_every_widget():
             widgets = [w for kind in ("slider", "select_slider", "selectbox", "number_input", "button", "button_group",
                                       "toggle") for w in getattr(at, kind)
                        if w.key and w.key.startswith("fnd.") and w.key not in ("fnd.section", "fnd.node", "fnd.mm_n",
-                                                                                 "fnd.measure")]
+                                                                                 "fnd.measure", "fnd.emb_word")]
             w = rng.choice(widgets)
             fuzz_widget(w, rng, choices)
             at.run()
