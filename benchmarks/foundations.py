@@ -1,10 +1,14 @@
 """The foundations lab's costs: what a redraw of each section computes (the functions the page calls), and the
-article's 4096³ matrix product on this CPU (1 thread and all threads).
+article's 4096³ matrix product on this CPU (1 thread and all threads); the word embeddings: a step's and a frame's
+cost and, over seeds, how many steps (and seconds of play at the default speed) until the vectors are sensible and
+stay so; the retrieval's index and a question; the lookup.
 
-    python -m benchmarks.foundations [--no-matmul]
+    python -m benchmarks.foundations [--no-matmul] [--no-embeddings] [--seeds 10] [--steps 9000]
 """
 import argparse
+import os
 import time
+from pathlib import Path
 
 from sim.autograd.depth import first_layer_by_depth, layer_grad_norms
 from sim.autograd.loop import dropout_outputs, saved_for_backward, train
@@ -35,6 +39,9 @@ def graph_redraw(config: NetConfig) -> None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.foundations", description=__doc__.splitlines()[0])
     parser.add_argument("--no-matmul", action="store_true", help="leave out the 4096³ timing")
+    parser.add_argument("--no-embeddings", action="store_true", help="leave out the word-embedding runs")
+    parser.add_argument("--seeds", type=int, default=10, help="embedding runs per language")
+    parser.add_argument("--steps", type=int, default=9000, help="steps of each embedding run")
     args = parser.parse_args(argv)
     rows = {
         "graph 2-1x2 (build, backward, figure)": lambda: graph_redraw(NetConfig()),
@@ -57,6 +64,57 @@ def main(argv=None) -> None:
         for threads in (1, cpu_threads()):
             t = time_matmul(ARTICLE_N, threads)
             print(f"matmul {ARTICLE_N}³ float32, {threads} thread(s): {t.seconds:.3f} s, {t.gflops:.1f} GFLOP/s")
+    if not args.no_embeddings:
+        embeddings(args.seeds, args.steps)
+
+
+def embeddings(seeds: int, steps: int) -> None:
+    """The embeddings section's run at the page's defaults (labs.foundations.embeddings.bench_spec), the retrieval
+    and the lookup as the page calls them."""
+    from labs.foundations.embeddings import bench_spec
+    from sim.core.live import FRAMES_PER_S
+    from sim.linalg.lookup import lookup
+    from sim.linalg.retrieval import Index, course_dir, course_paragraphs
+    from ui.i18n import language
+
+    print(f"uptime: {os.popen('uptime').read().strip()}")
+    for lang in ("en", "zh"):
+        spec, draw = bench_spec(lang)
+        per_s = spec.speed * FRAMES_PER_S  # steps a second of play when the server keeps up
+        run = spec.build()
+        cpu = time.thread_time()
+        run.advance(1000)
+        step_ms = (time.thread_time() - cpu)
+        frame_ms = best_ms(run.frame, 20)
+        with language(lang):
+            drawn_ms = best_ms(lambda: draw([{**run.frame(), "step": run.steps, "run": 0, "n": run.steps}]), 5)
+        print(f"embeddings {lang}: a step {step_ms:.3f} ms of CPU, a frame {frame_ms:.2f} ms, drawn {drawn_ms:.1f} ms; "
+              f"play at the default speed: {per_s} steps/s")
+        found, cpu_s = [], []
+        for seed in range(seeds):
+            run = bench_spec(lang, seed)[0].build()
+            cpu = time.thread_time()
+            run.advance(steps)
+            cpu_s.append(time.thread_time() - cpu)
+            found.append(run.sensible_from)
+            f = run.frame()
+            print(f"  seed {seed}: sensible (>= 90 % vs chance {f['chance']:.0%}) from step {run.sensible_from} "
+                  f"= {run.sensible_from / per_s if run.sensible_from is not None else float('nan'):.1f} s of play, "
+                  f"held to step {steps}; agreement at the end {f['agree']:.0%}; {cpu_s[-1]:.2f} s CPU for {steps}")
+        held = [s for s in found if s is not None]
+        if held:
+            print(f"  {len(held)}/{seeds} seeds sensible and held to step {steps}; median from step "
+                  f"{sorted(held)[len(held) // 2]} ({sorted(held)[len(held) // 2] / per_s:.1f} s), slowest {max(held)} "
+                  f"({max(held) / per_s:.1f} s)")
+    folder = course_dir(Path(__file__).resolve().parents[1])
+    if folder is not None:
+        t0 = time.perf_counter()
+        index = Index(course_paragraphs(folder))
+        build = time.perf_counter() - t0
+        ask_ms = best_ms(lambda: index.search("什么是余弦相似度", 3), 20)
+        print(f"retrieval: {len(index.paragraphs)} paragraphs of {folder}, {len(index.idf)} n-grams, index built in "
+              f"{build:.2f} s, a question {ask_ms:.2f} ms")
+    print(f"lookup [4, 18, 7] in 20 x 4: {best_ms(lambda: lookup((4, 18, 7), 20, 4, 0), 20):.2f} ms")
 
 
 if __name__ == "__main__":
