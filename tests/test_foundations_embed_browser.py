@@ -5,6 +5,7 @@ import re
 
 import numpy as np
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from waits import eventually
 
 from browsertools import live_stats, no_exception, open_page, pause_stops, pixels, trains_on_screen
@@ -24,6 +25,14 @@ def plotly(page, i: int = 0):
     fig = page.locator(".js-plotly-plot").nth(i)
     fig.scroll_into_view_if_needed()
     return fig
+
+
+def shot(page) -> np.ndarray:
+    """The first chart's pixels; an AssertionError (so that `eventually` looks again) while it is redrawn."""
+    try:
+        return pixels(plotly(page))
+    except PlaywrightError as e:
+        raise AssertionError(f"the chart is being redrawn: {e}") from e
 
 
 def test_the_vectors_play_pause_step_and_reset(server, page):
@@ -58,7 +67,7 @@ def test_a_question_redraws_the_scores_and_new_ids_redraw_the_lookup(server, pag
     box.press("Enter")
 
     def redrawn():
-        assert np.abs(pixels(plotly(page)) - before).mean() > 0.2
+        assert np.abs(shot(page) - before).mean() > 0.2
     eventually(redrawn, 60)
     box.fill("   ")
     box.press("Enter")
@@ -72,7 +81,7 @@ def test_a_question_redraws_the_scores_and_new_ids_redraw_the_lookup(server, pag
     ids.press("Enter")
 
     def lookup_redrawn():
-        assert np.abs(pixels(plotly(page)) - before).mean() > 0.2
+        assert np.abs(shot(page) - before).mean() > 0.2
     eventually(lookup_redrawn, 60)
     ids.fill("1, 99")
     ids.press("Enter")

@@ -44,7 +44,8 @@ def drawn(frame: dict, language: str, word: int) -> dict:
                 since=t("fnd.emb.since", step=since) if since is not None else t("fnd.emb.not_yet",
                                                                                   share=f"{SENSIBLE:.0%}"))
     pos_labels = [str(t(f"fnd.emb.pos.{p}")) for p in POS_NAMES]
-    return {"caption": str(caption), "panels": embed_panels(frame, names, pos, pos_labels, labels)}
+    return {"epoch": frame["steps"], "caption": str(caption),
+            "panels": embed_panels(frame, names, pos, pos_labels, labels)}
 
 
 def show_view(spec: LiveSpec, language: str, word: int) -> Callable[[list[dict], int, str, Cursor], None]:
