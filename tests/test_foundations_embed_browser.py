@@ -62,7 +62,7 @@ def test_a_question_redraws_the_scores_and_new_ids_redraw_the_lookup(server, pag
     page.set_viewport_size({"width": 1400, "height": 1300})
     open_page(page, f"{server}/foundations?lang=zh&section=retrieval")
     before = pixels(plotly(page))
-    box = page.get_by_label(ZH["fnd.rag.question"])
+    box = page.get_by_label(ZH["fnd.rag_q"])
     box.fill("反向传播 梯度")
     box.press("Enter")
 

@@ -65,7 +65,7 @@ def test_retrieval_answers_a_question_with_scores(lang, monkeypatch):
     bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
     assert len(bars["x"]) == 2 and bars["x"][0] >= bars["x"][1] > 0
     at.button(key="fnd.rag.ask_1").click().run()
-    assert at.text_input(key="fnd.rag.q").value == cat["fnd.rag.ask.1"]
+    assert at.text_input(key="fnd.rag_q").value == cat["fnd.rag.ask.1"]
 
 
 def test_retrieval_over_the_course_texts_and_bad_questions(monkeypatch):
@@ -75,10 +75,10 @@ def test_retrieval_over_the_course_texts_and_bad_questions(monkeypatch):
     if "llm-foundations-article.zh.txt" in page:  # the texts are on this machine
         assert "余弦相似度" in page
     for q, code in (("", "empty"), (" \t ", "empty"), ("x" * 400, "long"), ("ßßß", "unknown")):
-        at.text_input(key="fnd.rag.q").input(q).run()
+        at.text_input(key="fnd.rag_q").input(q).run()
         assert not at.exception
         assert any(catalogue("zh")[f"fnd.rag.bad.{code}"].split("{")[0][:8] in w.value for w in at.warning), code
-    at.text_input(key="fnd.rag.q").input("[click](https://evil.example) <b>x</b>").run()
+    at.text_input(key="fnd.rag_q").input("[click](https://evil.example) <b>x</b>").run()
     assert not at.exception  # user text is escaped (tests/test_text.py holds the rules)
 
 
@@ -101,3 +101,14 @@ def test_lookup_shows_the_notes_ids_and_refuses_bad_ones(lang):
     assert at.query_params["lk_ids"] == "3,0" and not at.error
     at.slider(key="fnd.lk_vocab").set_value(3).run()
     assert at.error and not at.exception  # id 3 is not in a vocabulary of 3
+
+
+def test_the_question_travels_in_the_url():
+    at = open_lab(P, "en", section="retrieval", rag_q="learning rate")
+    assert at.text_input(key="fnd.rag_q").value == "learning rate" and not at.warning
+    at.button(key="fnd.rag.ask_2").click().run()
+    assert at.query_params["rag_q"] == catalogue("en")["fnd.rag.ask.2"]
+    at.text_input(key="fnd.rag_q").input("cosine").run()
+    assert at.query_params["rag_q"] == "cosine"
+    at = open_lab(P, "en", section="retrieval", rag_q="x" * 301)  # longer than a question may be: the notice
+    assert at.warning and at.text_input(key="fnd.rag_q").value == catalogue("en")["fnd.rag.ask.0"]

@@ -5,11 +5,13 @@ from pathlib import Path
 
 import streamlit as st
 
+from labs.foundations.schema import PAGE, SCHEMA
+
 from sim.linalg.retrieval import MAX_QUERY, Index, Paragraph, QueryError, course_dir, course_paragraphs, ngrams
 from sim.plots.embeddings import scores_figure
 from ui import charts
 from ui.i18n import catalogue, lang, t
-from ui.urlstate import PageState
+from ui.urlstate import PageState, set_values
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = 3  # preset questions per language (fnd.rag.ask.<i>)
@@ -40,7 +42,7 @@ def corpus() -> tuple[Index, str]:
 
 
 def ask(question: str) -> None:
-    st.session_state["fnd.rag.q"] = question
+    set_values(PAGE, SCHEMA, {"rag_q": question})
 
 
 def retrieval_section(state: PageState) -> None:
@@ -53,9 +55,9 @@ def retrieval_section(state: PageState) -> None:
         for i in range(QUESTIONS):
             q = str(t(f"fnd.rag.ask.{i}"))
             bar.button(q, on_click=ask, args=(q,), key=f"fnd.rag.ask_{i}")
-        if "fnd.rag.q" not in st.session_state:
-            st.session_state["fnd.rag.q"] = str(t("fnd.rag.ask.0"))
-        question = st.text_input(t("fnd.rag.question"), key="fnd.rag.q")
+        if not state.values["rag_q"] and state.key("rag_q") not in st.session_state:  # "" in the URL: the example
+            state.set("rag_q", str(t("fnd.rag.ask.0")))
+        question = state.widget("rag_q")
         k = state.widget("rag_k")
     try:
         hits = index.search(question, k)

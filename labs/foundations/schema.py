@@ -7,6 +7,7 @@ from sim.linalg.lookup import MAX_DIM as LOOKUP_DIM
 from sim.linalg.lookup import MAX_IDS as LOOKUP_IDS
 from sim.linalg.lookup import MAX_VOCAB as LOOKUP_VOCAB
 from sim.linalg.matmul import SIZES
+from sim.linalg.retrieval import MAX_QUERY as RAG_MAX_QUERY
 from ui.schema import Param
 
 SECTIONS = ("backprop", "loop", "depth", "vectors", "matrices", "embeddings", "retrieval", "lookup")
@@ -54,7 +55,8 @@ SCHEMA = [
     Param("emb_speed", "choice", 10, choices=(1, 2, 5, 10, 20)),
     Param("emb_seed", "int", 0, lo=0, hi=999_999, step=1),
     Param("emb_word", "int", 6, lo=0, hi=31, step=1),  # an index into the language's words (held to its size)
-    # the retrieval: paragraphs shown
+    # the retrieval: the question ("": the page's first example question) and the paragraphs shown
+    Param("rag_q", "text", "", max_len=RAG_MAX_QUERY),
     Param("rag_k", "int", 3, lo=1, hi=5, step=1),
     # the embedding lookup: the notes' ids [4, 18, 7] in a V × d table
     Param("lk_ids", "ints", (4, 18, 7), lo=0, hi=LOOKUP_VOCAB - 1, max_len=LOOKUP_IDS),
