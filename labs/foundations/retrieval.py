@@ -6,7 +6,6 @@ from pathlib import Path
 import streamlit as st
 
 from labs.foundations.schema import PAGE, SCHEMA
-
 from sim.linalg.retrieval import MAX_QUERY, Index, Paragraph, QueryError, course_dir, course_paragraphs, ngrams
 from sim.plots.embeddings import scores_figure
 from ui import charts
