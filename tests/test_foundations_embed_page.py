@@ -55,13 +55,15 @@ def test_settings_rebuild_the_run_and_bad_url_values_are_noticed():
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_retrieval_answers_a_question_with_scores(lang, monkeypatch):
+def test_retrieval_answers_a_question_with_scores(lang, monkeypatch, tmp_path):
+    """In a clone without the course texts (no $MLSIM_COURSE_TEXTS, no ../shared/seeds): the app's own texts."""
     monkeypatch.delenv("MLSIM_COURSE_TEXTS", raising=False)
+    monkeypatch.setattr("labs.foundations.retrieval.ROOT", tmp_path / "repo")
     at = open_lab(P, lang, section="retrieval", rag_k="2")
     cat = catalogue(lang)
     assert not at.exception and not at.error and not at.warning
     page = texts(at)
-    assert cat["fnd.rag.corpus_app"].split("{")[0] in page  # no ../shared/seeds beside a worktree: the app's texts
+    assert cat["fnd.rag.corpus_app"].split("{")[0] in page
     assert at.get("plotly_chart")
     bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
     assert len(bars["x"]) == 2 and bars["x"][0] >= bars["x"][1] > 0
