@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from sim.plots.palette import AMBER, BLUE, BROWN, GREEN, ORANGE, PURPLE, RED
 from sim.plots.panels import heatmap_panel, series, xy_panel
@@ -37,8 +38,6 @@ def embed_panels(frame: dict, words: Sequence[str], pos: np.ndarray, pos_labels:
 
 def lookup_figure(table: np.ndarray, ids: Sequence[int], rows: np.ndarray, labels: dict) -> go.Figure:
     """The (V, d) table with the picked rows outlined, and the (T, d) result beside it, every value written."""
-    from plotly.subplots import make_subplots
-
     V, d = table.shape
     fig = make_subplots(1, 2, column_widths=[0.6, 0.4], horizontal_spacing=0.12,
                         subplot_titles=(labels["table"], labels["result"]))
