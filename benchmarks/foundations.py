@@ -1,13 +1,17 @@
 """The foundations lab's costs: what a redraw of each section computes (the functions the page calls), the
-article's 4096³ matrix product on this CPU (1 thread and all threads), and the CPU-vs-GPU section's sweep (its
-throughputs, roofs and wall time; target <= 20 s).
+article's 4096³ matrix product on this CPU (1 thread and all threads), the CPU-vs-GPU section's sweep (its
+throughputs, roofs and wall time; target <= 20 s); the word embeddings: a step's and a frame's cost and, over
+seeds, how many steps (and seconds of play at the default speed) until the vectors are sensible and stay so; the
+retrieval's index and a question; the lookup.
 
-    python -m benchmarks foundations [--no-matmul] [--no-sweep] [--drag]
+    python -m benchmarks foundations [--no-matmul] [--no-sweep] [--no-embeddings] [--seeds 10] [--steps 9000]
+                                     [--drag]
 
 --drag starts the app and headless Chromium and prints how long the vector pad takes from a pointer move to the
 numbers drawn for it (median of the moves of one held drag), and from a release to the URL holding the new values.
 """
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -45,6 +49,9 @@ def main(argv=None) -> None:
     parser.add_argument("--no-matmul", action="store_true", help="leave out the 4096³ timing")
     parser.add_argument("--no-sweep", action="store_true", help="leave out the CPU-vs-GPU section's sweep")
     parser.add_argument("--drag", action="store_true", help="only the vector pad's drag-to-redraw time in Chromium")
+    parser.add_argument("--no-embeddings", action="store_true", help="leave out the word-embedding runs")
+    parser.add_argument("--seeds", type=int, default=10, help="embedding runs per language")
+    parser.add_argument("--steps", type=int, default=9000, help="steps of each embedding run")
     args = parser.parse_args(argv)
     if args.drag:
         return drag()
@@ -71,6 +78,8 @@ def main(argv=None) -> None:
             print(f"matmul {ARTICLE_N}³ float32, {threads} thread(s): {t.seconds:.3f} s, {t.gflops:.1f} GFLOP/s")
     if not args.no_sweep:
         sweep()
+    if not args.no_embeddings:
+        embeddings(args.seeds, args.steps)
 
 
 def sweep() -> None:
@@ -86,6 +95,59 @@ def sweep() -> None:
               f" {p.flops_per_s / 1e9:.2f} GFLOP/s")
     print(f"  roofs: peak {s.peak_flops / 1e9:.1f} GFLOP/s (n = {s.peak_point.n}, {s.peak_point.threads} thread(s)),"
           f" bandwidth {s.bandwidth / 1e9:.1f} GB/s, ridge {s.ridge:.2f} FLOP/byte")
+
+
+def embeddings(seeds: int, steps: int) -> None:
+    """The embeddings section's run at the page's defaults (labs.foundations.embeddings.bench_spec), the retrieval
+    and the lookup as the page calls them."""
+    from labs.foundations.embeddings import bench_spec, drawn
+    from labs.foundations.schema import SCHEMA
+    from sim.core.live import FRAMES_PER_S
+    from sim.linalg.lookup import lookup
+    from sim.linalg.retrieval import Index, course_dir, course_paragraphs
+    from ui.i18n import language
+
+    DEFAULT_WORD = next(p.default for p in SCHEMA if p.name == "emb_word")  # noqa: N806
+    print(f"uptime: {os.popen('uptime').read().strip()}")
+    for lang in ("en", "zh"):
+        spec, _ = bench_spec(lang)
+        per_s = spec.speed * FRAMES_PER_S  # steps a second of play when the server keeps up
+        run = spec.build()
+        cpu = time.thread_time()
+        run.advance(1000)
+        step_ms = (time.thread_time() - cpu)
+        frame_ms = best_ms(run.frame, 20)
+        frame = run.frame()
+        with language(lang):  # drawn afresh each time (the page draws a frame once per process: drawn_once)
+            drawn_ms = best_ms(lambda f=frame, lg=lang: drawn(f, lg, DEFAULT_WORD), 5)
+        print(f"embeddings {lang}: a step {step_ms:.3f} ms of CPU, a frame {frame_ms:.2f} ms, drawn {drawn_ms:.1f} ms; "
+              f"play at the default speed: {per_s} steps/s")
+        found, cpu_s = [], []
+        for seed in range(seeds):
+            run = bench_spec(lang, seed)[0].build()
+            cpu = time.thread_time()
+            run.advance(steps)
+            cpu_s.append(time.thread_time() - cpu)
+            found.append(run.sensible_from)
+            f = run.frame()
+            when = (f"from step {run.sensible_from} = {run.sensible_from / per_s:.1f} s of play, held to step {steps}"
+                    if run.sensible_from is not None else f"not at step {steps}")
+            print(f"  seed {seed}: sensible (>= 90 % vs chance {f['chance']:.0%}) {when}; agreement at the end "
+                  f"{f['agree']:.0%}; {cpu_s[-1]:.2f} s CPU for {steps} steps")
+        held = [s for s in found if s is not None]
+        if held:
+            print(f"  {len(held)}/{seeds} seeds sensible and held to step {steps}; median from step "
+                  f"{sorted(held)[len(held) // 2]} ({sorted(held)[len(held) // 2] / per_s:.1f} s), slowest {max(held)} "
+                  f"({max(held) / per_s:.1f} s)")
+    folder = course_dir(Path(__file__).resolve().parents[1])
+    if folder is not None:
+        t0 = time.perf_counter()
+        index = Index(course_paragraphs(folder))
+        build = time.perf_counter() - t0
+        ask_ms = best_ms(lambda: index.search("什么是余弦相似度", 3), 20)
+        print(f"retrieval: {len(index.paragraphs)} paragraphs of {folder}, {len(index.idf)} n-grams, index built in "
+              f"{build:.2f} s, a question {ask_ms:.2f} ms")
+    print(f"lookup [4, 18, 7] in 20 x 4: {best_ms(lambda: lookup((4, 18, 7), 20, 4, 0), 20):.2f} ms")
 
 
 if __name__ == "__main__":

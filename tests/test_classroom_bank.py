@@ -431,6 +431,13 @@ def _(v):
     return "yes" if np.allclose(product(a, b), product(b, a)) else "no"
 
 
+@outcome("lookup_onehot")
+def _(v):
+    from sim.linalg.lookup import lookup
+
+    return "same" if lookup(v["lk_ids"], v["lk_vocab"], v["lk_dim"], v["lk_seed"]).equal else "different"
+
+
 # ---------- the bank ----------
 def test_every_lab_has_three_questions_with_an_answer_among_its_options():
     for lab in LABS:

@@ -35,6 +35,8 @@ def test_every_section_in_both_languages(lang, section):
         assert '"a": [3.0, 1.0]' in pad.proto.json
     elif section == "hardware":  # before the sweep: the intensities and the published table (the sweep: its own test)
         assert at.dataframe and at.button(key="fnd.hw_run")
+    elif section == "embeddings":  # the live view's canvas (tests/test_foundations_embed_page.py looks inside)
+        assert any(e.proto.component_name.endswith("mlsim_live_plots") for e in at.get("bidi_component"))
     else:
         assert at.get("plotly_chart")
 
@@ -162,7 +164,8 @@ def test_fuzz_every_widget():
             widgets = [w for kind in ("slider", "select_slider", "selectbox", "number_input", "button", "button_group",
                                       "toggle") for w in getattr(at, kind)
                        if w.key and w.key.startswith("fnd.") and w.key not in ("fnd.section", "fnd.node", "fnd.mm_n",
-                                                                                 "fnd.measure", "fnd.hw_run")]
+                                                                                 "fnd.measure", "fnd.hw_run",
+                                                                                 "fnd.emb_word")]
             w = rng.choice(widgets)
             fuzz_widget(w, rng, choices)
             at.run()

@@ -64,3 +64,11 @@ def test_multi_is_canonical_and_empty_hidden_means_no_layers():
     assert parse_value(f, "c,a") == ("a", "c")
     h = Param("h", "ints", (4, 2), lo=1, hi=8, max_len=6)
     assert parse_value(h, "none") == () and format_value(h, ()) == "none"
+
+
+def test_text_is_kept_as_typed_up_to_its_length():
+    p = Param("q", "text", "", max_len=5)
+    assert parse_value(p, "a&b") == "a&b" and parse_value(p, "") == "" and format_value(p, "ab c") == "ab c"
+    with pytest.raises(ValueError):
+        parse_value(p, "abcdef")
+    assert check_value(p, "余弦") == "余弦"

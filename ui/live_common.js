@@ -90,6 +90,7 @@ function drawXY(ctx, p) {
         const yv = s.y[i];
         if (xv === null || yv === null) return;
         ctx.beginPath(); ctx.arc(X(xv), Y(yv), s.size, 0, 2 * Math.PI); ctx.fill();
+        if (s.texts) ctx.fillText(s.texts[i], X(xv) + s.size + 2, Y(yv) - s.size);  // a word beside its point
       });
     }
   });

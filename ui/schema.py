@@ -12,12 +12,12 @@ from typing import Any
 @dataclass(frozen=True)
 class Param:
     name: str  # URL key and i18n suffix
-    kind: str  # "int" | "float" | "choice" | "bool" | "multi" | "ints"
+    kind: str  # "int" | "float" | "choice" | "bool" | "multi" | "ints" | "text"
     default: Any
     lo: float | None = None  # inclusive bounds for int / float, and for each item of "ints"
     hi: float | None = None
     choices: tuple = ()  # allowed values for "choice" and "multi"
-    max_len: int | None = None  # longest list for "ints"
+    max_len: int | None = None  # longest list for "ints", most characters for "text"
     step: float | None = None  # slider step for int / float
     widget: str | None = None  # a non-default widget: "segmented" for a choice shown as buttons
 
@@ -67,6 +67,10 @@ def parse_value(p: Param, raw: str) -> Any:
         if not items or len(set(items)) != len(items) or any(s not in p.choices for s in items):
             raise ValueError(raw)
         return tuple(c for c in p.choices if c in items)  # canonical order
+    if p.kind == "text":  # typed text (a question): kept as it is, up to max_len characters
+        if len(raw) > p.max_len:
+            raise ValueError(raw[:40])
+        return raw
     if p.kind == "ints":
         items = [] if raw in ("", "0", "none") else [_parse_number(s, True) for s in raw.split(",")]
         if len(items) > p.max_len or any(not p.lo <= v <= p.hi for v in items):

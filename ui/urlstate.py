@@ -78,6 +78,8 @@ class PageState:
             value = container.slider(label, p.lo, p.hi, step=p.step, key=key, **kw)
         elif p.kind == "bool":
             value = container.toggle(label, key=key, **kw)
+        elif p.kind == "text":
+            value = container.text_input(label, key=key, **kw)
         elif p.kind == "multi":
             value = container.pills(label, p.choices, selection_mode="multi", key=key,
                                     format_func=lambda c: t(f"{key}.{c}"), **kw)

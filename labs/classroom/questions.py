@@ -99,6 +99,8 @@ BANK = (
     BankQuestion("ab_ba", "foundations", ("yes", "no"), "no",
                  {"section": "matrices", "a11": "1", "a12": "0", "a21": "0", "a22": "-1", "b11": "0.7071",
                   "b12": "-0.7071", "b21": "0.7071", "b22": "0.7071"}),
+    BankQuestion("lookup_onehot", "foundations", ("same", "different"), "same",
+                 {"section": "lookup", "lk_ids": "4,18,7", "lk_vocab": "20", "lk_dim": "4"}),
 )
 BANK_LABS = tuple(dict.fromkeys(q.lab for q in BANK))
 

@@ -1,11 +1,17 @@
 """URL/widget schema of the foundations lab: one group of parameters per section."""
 from sim.autograd.depth import ACTIVATIONS as DEPTH_ACTIVATIONS
 from sim.autograd.network import ACTIVATIONS, MAX_INPUTS, MAX_LAYERS, MAX_WIDTH, PHASES
+from sim.language.embeddings import DIMS as EMB_DIMS
+from sim.language.embeddings import RATES as EMB_RATES
+from sim.linalg.lookup import MAX_DIM as LOOKUP_DIM
+from sim.linalg.lookup import MAX_IDS as LOOKUP_IDS
+from sim.linalg.lookup import MAX_VOCAB as LOOKUP_VOCAB
 from sim.linalg.matmul import SIZES
+from sim.linalg.retrieval import MAX_QUERY as RAG_MAX_QUERY
 from sim.linalg.roofline import SWEEP_SIZES
 from ui.schema import Param
 
-SECTIONS = ("backprop", "loop", "depth", "vectors", "matrices", "hardware")
+SECTIONS = ("backprop", "loop", "depth", "vectors", "matrices", "hardware", "embeddings", "retrieval", "lookup")
 RATES = (0.01, 0.03, 0.1, 0.3, 1.0, 2.0)
 SCALES = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
 
@@ -46,4 +52,18 @@ SCHEMA = [
     Param("mm_n", "choice", 4096, choices=SIZES),
     # CPU against GPU: the largest size of the throughput sweep
     Param("hw_max", "choice", SWEEP_SIZES[-1], choices=SWEEP_SIZES[2:]),
+    # word embeddings learnt live (skip-gram with negative sampling), the word whose neighbours are listed
+    Param("emb_dim", "choice", 8, choices=EMB_DIMS),
+    Param("emb_lr", "choice", 1.0, choices=EMB_RATES),
+    Param("emb_speed", "choice", 10, choices=(1, 2, 5, 10, 20)),
+    Param("emb_seed", "int", 0, lo=0, hi=999_999, step=1),
+    Param("emb_word", "int", 6, lo=0, hi=31, step=1),  # an index into the language's words (held to its size)
+    # the retrieval: the question ("": the page's first example question) and the paragraphs shown
+    Param("rag_q", "text", "", max_len=RAG_MAX_QUERY),
+    Param("rag_k", "int", 3, lo=1, hi=5, step=1),
+    # the embedding lookup: the notes' ids [4, 18, 7] in a V × d table
+    Param("lk_ids", "ints", (4, 18, 7), lo=0, hi=LOOKUP_VOCAB - 1, max_len=LOOKUP_IDS),
+    Param("lk_vocab", "int", 20, lo=2, hi=LOOKUP_VOCAB, step=1),
+    Param("lk_dim", "int", 4, lo=1, hi=LOOKUP_DIM, step=1),
+    Param("lk_seed", "int", 0, lo=0, hi=999_999, step=1),
 ]

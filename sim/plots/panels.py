@@ -23,12 +23,13 @@ def _finite(values) -> list[float | None]:
 
 
 def series(x, y, kind: str = "line", color: str = BLUE, width: float = 2.0, label: str = "",
-           dash: bool = False, size: float = 3.0) -> dict:
-    """One line or set of points; kind is "line" or "points"."""
+           dash: bool = False, size: float = 3.0, texts: Sequence[str] | None = None) -> dict:
+    """One line or set of points; kind is "line" or "points"; texts: a word written beside each point."""
     if kind not in ("line", "points"):
         raise ValueError(f"unknown series kind {kind}")
-    return {"kind": kind, "x": _finite(x), "y": _finite(y), "color": color, "width": width, "label": label,
-            "dash": dash, "size": size}
+    out = {"kind": kind, "x": _finite(x), "y": _finite(y), "color": color, "width": width, "label": label,
+           "dash": dash, "size": size}
+    return out if texts is None else {**out, "texts": [str(w) for w in texts]}
 
 
 def xy_panel(title: str, series_list: Sequence[dict], *, x_range=None, y_range=None, x_label: str = "",
