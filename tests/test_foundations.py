@@ -194,9 +194,19 @@ def test_the_other_figures_draw_what_they_are_given():
 def test_the_benchmark_runs_the_functions_the_page_calls(capsys):
     from benchmarks import foundations
 
-    foundations.main(["--no-matmul", "--no-sweep"])
+    foundations.main(["--no-matmul", "--no-sweep", "--no-embeddings"])
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 8 and all(line.rstrip().endswith(" ms") for line in lines)
+
+
+def test_the_benchmark_runs_the_embeddings_as_the_page_does(capsys):
+    from benchmarks import foundations
+
+    foundations.main(["--no-matmul", "--no-sweep", "--seeds", "1", "--steps", "200"])
+    out = capsys.readouterr().out
+    for lang in ("en", "zh"):
+        assert f"embeddings {lang}: a step" in out
+    assert out.count("  seed 0: ") == 2 and "lookup [4, 18, 7] in 20 x 4:" in out
 
 
 def test_direction_commute_ratio_and_last_loss():
