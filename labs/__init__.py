@@ -34,6 +34,7 @@ LABS = [
     Lab("sequence", "sequence", ":material/timeline:", "sequence"),
     Lab("gpu", "gpu", ":material/memory:", "gpu"),
     Lab("foundations", "foundations", ":material/functions:", "foundations"),
+    Lab("assistant", "assistant", ":material/smart_toy:", "assistant"),
     Lab("classroom", "classroom", ":material/school:", "classroom"),
 ]
 
