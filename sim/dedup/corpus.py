@@ -61,6 +61,17 @@ class Corpus:
     test_lines: list[str]
     heldout: list[str]
     leaked: tuple[int, ...] = ()  # the test lines copied into the corpus
+    sources: tuple[str, ...] = ()  # each line's source ("c12": clean line 12, "t3": test line 3, "j5": junk 5)
+
+    def near_pairs(self) -> list[tuple[int, int]]:
+        """(the first line of its source, the line) for each near-duplicate."""
+        first: dict[str, int] = {}
+        out = []
+        for i, source in enumerate(self.sources):
+            first.setdefault(source, i)
+            if self.near[i]:
+                out.append((first[source], i))
+        return out
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -137,7 +148,8 @@ def make_corpus(seed: int = 0, spec: CorpusSpec = CorpusSpec()) -> Corpus:
         near[n] = not exact[n] and kind != "junk" and source in seen_source
         seen_text.add(text)
         seen_source.add(source)
-    return Corpus([t for t, _, _ in items], junk, exact, near, test, test_lines, heldout, leaked)
+    return Corpus([t for t, _, _ in items], junk, exact, near, test, test_lines, heldout, leaked,
+                  tuple(source for _, source, _ in items))
 
 
 def _noise(rng: np.random.Generator) -> str:
