@@ -31,12 +31,13 @@ def paradigm_map(names: dict[str, str], notes: dict[str, str], links: dict[str, 
         if level in links:
             title = f'<a href="{links[level]}" target="_self">{title}</a>'
         fig.add_annotation(x=x0 + 0.01, y=1 - 0.02 * i - 0.012, xanchor="left", yanchor="top", showarrow=False,
-                           align="left", text=f"<b>{title}</b>", font=dict(size=14, color=INK))
+                           align="left", text=f"<b>{title}</b>", font=dict(size=14, color=INK), captureevents=True)
         fig.add_annotation(x=x0 + 0.01, y=1 - 0.02 * i - 0.052, xanchor="left", yanchor="top", showarrow=False,
                            align="left", text=notes[level], font=dict(size=11, color=INK))
     fig.update_xaxes(visible=False, range=[0, 1])
     fig.update_yaxes(visible=False, range=[0.3, 1])
-    fig.update_layout(height=380, margin=dict(l=0, r=0, t=0, b=0), plot_bgcolor="white", paper_bgcolor="white")
+    fig.update_layout(height=380, margin=dict(l=0, r=0, t=0, b=0), plot_bgcolor="white", paper_bgcolor="white",
+                      dragmode=False)
     return fig
 
 
