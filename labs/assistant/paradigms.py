@@ -31,7 +31,7 @@ def map_view() -> None:
     links = {k: f"/{lab}?lang={lang()}" for k, lab in LINKS.items()}
     charts.plotly_chart(st, paradigm_map(names, notes, links), key="asst.fig.map")
     cols = st.columns(len(LINKS))
-    for col, (level, lab) in zip(cols, LINKS.items(), strict=True):
+    for col, lab in zip(cols, LINKS.values(), strict=True):
         col.page_link(f"labs/{lab}/page.py", label=t("asst.map.open", lab=t(f"nav.{lab}")), icon=":material/link:")
 
 

@@ -79,7 +79,8 @@ def quality_reasons(line: str, cfg: CleanConfig) -> list[str]:
     chars = [c for c in line if not c.isspace()]
     if not chars or sum(c.isalpha() for c in chars) / len(chars) < cfg.min_letters:
         reasons.append("symbols")
-    if len(words) >= cfg.min_words and Counter(w.lower() for w in words).most_common(1)[0][1] / len(words) > cfg.max_repeat:
+    top = Counter(w.lower() for w in words).most_common(1)[0][1] if words else 0
+    if len(words) >= cfg.min_words and top / len(words) > cfg.max_repeat:
         reasons.append("repeats")
     return reasons
 

@@ -91,7 +91,8 @@ class CleaningRun:
             pick = decimate(trainer.history, "step", ("loss",), 200)
             h = self.history.get(name, [])
             out["models"][name] = {
-                "train": (np.array([p["step"] for p in pick], np.int32), np.array([p["loss"] for p in pick], np.float32)),
+                "train": (np.array([p["step"] for p in pick], np.int32),
+                          np.array([p["loss"] for p in pick], np.float32)),
                 "eval_steps": np.array([e[0] for e in h], np.int32),
                 **{k: np.array([e[1 + i] for e in h], np.float32) for i, k in enumerate(EVALS)},
                 "loss": trainer.recent_loss(),
