@@ -177,3 +177,14 @@ def data_section(state: PageState) -> None:
     steps_view(corpus, result)
     minhash_view(corpus, result, v)
     training_view(state, corpus, result)
+
+
+def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]], object]]:
+    """The section's default run (seed: another corpus and training seed) and what a playing page does with its
+    frames, for benchmarks/classroom.py."""
+    v = {p.name: p.default for p in PARAMS}
+    if seed is not None:
+        v["d_seed"] = seed
+    corpus = make_corpus(v["d_seed"])
+    spec = live_spec(v, corpus, clean(corpus, config(v)))
+    return spec, lambda frames: live_run.drawn_once(spec, frames, lambda f: drawn(f, frame_labels()))
