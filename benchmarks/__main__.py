@@ -14,8 +14,8 @@ SUBCOMMANDS = {"engine": classification.engine, "shapes": shapes.shapes, "attent
                "memsim": gpu.memsim, "attention_cpu": gpu.attention_cpu, "gpu": gpu.gpu, "gpu_page": gpu.gpu_page}
 # benchmarks with options of their own (python -m benchmarks NAME --help): K sessions through the page's code
 # (classroom), K student sessions following a teacher (classroom_follow), the language-model lab (--sweep, --seconds),
-# the foundations lab (--no-matmul, --no-sweep, --drag)
-OWN_OPTIONS = ("classroom", "classroom_follow", "lm", "sequence", "foundations")
+# the foundations lab (--no-matmul, --no-sweep, --drag), the assistant lab
+OWN_OPTIONS = ("classroom", "classroom_follow", "lm", "sequence", "foundations", "assistant")
 
 
 def main() -> None:

@@ -30,7 +30,8 @@ LABS = {"lm": ("labs.lm.training", {}), "classification": ("labs.classification.
         "optimizers_race": ("labs.optimizers.race", {}), "optimizers_sched": ("labs.optimizers.sched_race", {}),
         "attention": ("labs.attention.training", {}), "attention_compare": ("labs.attention.compare", {}),
         "blocks_depth": ("labs.blocks.live", {}), "blocks_moe": ("labs.blocks.moe", {}),
-        "sequence": ("labs.sequence.memory", {}), "foundations_embed": ("labs.foundations.embeddings", {})}
+        "sequence": ("labs.sequence.memory", {}), "foundations_embed": ("labs.foundations.embeddings", {}),
+        "assistant_data": ("labs.assistant.data", {})}
 
 
 def lab_spec(lab: str, seed: int | None = None) -> tuple:

@@ -37,6 +37,7 @@ LABS = [
     Lab("shapes", "shapes", ":material/account_tree:", "shapes", "llm"),
     Lab("blocks", "blocks", ":material/view_agenda:", "blocks", "llm"),
     Lab("lm", "lm", ":material/text_fields:", "lm", "llm"),
+    Lab("assistant", "assistant", ":material/smart_toy:", "assistant", "llm"),
     Lab("gpu", "gpu", ":material/memory:", "gpu", "systems"),
     Lab("classroom", "classroom", ":material/school:", "classroom", "systems"),
 ]
