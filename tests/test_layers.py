@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("sim", "ui", "labs", "benchmarks", "deploy", "server")
 # topic -> the other topics whose models it trains
-BUILDS_ON = {"language": {"transformers"}, "sequence": {"transformers"}}
+BUILDS_ON = {"language": {"transformers"}, "sequence": {"transformers"}, "alignment": {"transformers"}}
 
 
 def module_name(path: Path, root: Path) -> str:
