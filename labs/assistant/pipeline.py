@@ -29,14 +29,17 @@ FIG = ("step", "loss", "share", "reward", "kl", "loss_title", "share_title", "re
 SIDE_PROMPTS = 6  # prompts in the side-by-side table
 
 
-def pipeline_spec(v: dict) -> LiveSpec:
-    """The pipeline of these settings; a step is one optimizer step of the stage training now."""
+def pipeline_spec(v: dict, steps: dict | None = None) -> LiveSpec:
+    """The pipeline of these settings; a step is one optimizer step of the stage training now. steps: each stage's
+    steps (None: the defaults; the tests pass a short pipeline)."""
     v = dict(v)
+    steps = None if steps is None else dict(steps)
 
     def build():
-        return PipelineRun(v["pipe_seed"], beta=v["pipe_beta"], kl_weight=v["pipe_kl"], nll_weight=v["pipe_nll"])
+        return PipelineRun(v["pipe_seed"], beta=v["pipe_beta"], kl_weight=v["pipe_kl"], nll_weight=v["pipe_nll"],
+                           steps=steps)
 
-    return LiveSpec(KEY, tuple(v[n] for n in SETTINGS), build, speed=v["pipe_speed"], step_size=10 * v["pipe_speed"])
+    return LiveSpec(KEY, (*(v[n] for n in SETTINGS), None if steps is None else tuple(sorted(steps.items()))), build, speed=v["pipe_speed"], step_size=10 * v["pipe_speed"])
 
 
 def stage_name(s: str) -> str:
