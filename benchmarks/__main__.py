@@ -13,8 +13,9 @@ SUBCOMMANDS = {"engine": classification.engine, "shapes": shapes.shapes, "attent
                "regression": regression.regression, "generalization": generalization.generalization,
                "memsim": gpu.memsim, "attention_cpu": gpu.attention_cpu, "gpu": gpu.gpu, "gpu_page": gpu.gpu_page}
 # benchmarks with options of their own (python -m benchmarks NAME --help): K sessions through the page's code
-# (classroom), K student sessions following a teacher (classroom_follow), the language-model lab (--sweep, --seconds)
-OWN_OPTIONS = ("classroom", "classroom_follow", "lm", "sequence")
+# (classroom), K student sessions following a teacher (classroom_follow), the language-model lab (--sweep, --seconds),
+# the assistant lab's pipeline over seeds (assistant_pipeline)
+OWN_OPTIONS = ("classroom", "classroom_follow", "lm", "sequence", "assistant_pipeline")
 
 
 def main() -> None:
