@@ -15,7 +15,7 @@ MARGIN = dict(l=50, r=10, t=40, b=40)
 
 
 def pipeline_frame(frame: Mapping, labels: Mapping[str, str]) -> dict:
-    """The live view of PipelineRun.frame(): four panels on the run's step axis. Loss of the stages that minimise
+    """The live view of PipelineRun.frame(): four panels on the run's step axis (0 to the run's step). Loss of the stages that minimise
     one (pretraining, SFT, the reward model's Bradley-Terry loss, DPO); shares (the format share of the pretrained
     and SFT models, the rule-following share of SFT, DPO, RLHF and RLHF without KL, the reward model's held-out
     accuracy); the (normalised) reward of the answers of DPO, RLHF and RLHF without KL; their KL from the SFT model.
@@ -23,6 +23,8 @@ def pipeline_frame(frame: Mapping, labels: Mapping[str, str]) -> dict:
     "format", "follows", "accuracy", "caption" ({step} {total} {stage}), and each stage's name."""
     stages = {s["stage"]: s for s in frame["stages"]}
     total = frame["total"]
+    # the step axis grows with the run (the newest step at the right edge, so every step moves the picture)
+    span = (0, max(frame["steps"], 20))
 
     def line(stage: str, name: str, label: str, dash: bool = False, color: str | None = None) -> list[dict]:
         c = stages[stage]["curves"].get(name)
@@ -32,24 +34,24 @@ def pipeline_frame(frame: Mapping, labels: Mapping[str, str]) -> dict:
 
     def boundaries(lo: float, hi: float) -> list[dict]:
         return [series([s["start"], s["start"]], [lo, hi], color=GUIDE, width=0.5, dash=True)
-                for s in frame["stages"][1:]]
+                for s in frame["stages"][1:] if s["start"] <= frame["steps"]]
 
     losses = [x for s in ("pretrain", "sft", "reward", "dpo") for x in line(s, "loss", labels[s])]
     top = max((max([v for v in x["y"] if v is not None], default=0.0) for x in losses), default=1.0)
     loss = xy_panel(labels["loss_title"], losses + boundaries(0, top), x_label=labels["step"],
-                    y_label=labels["loss"], x_range=(0, total), width=330, height=250)
+                    y_label=labels["loss"], x_range=span, width=330, height=250)
     share_lines = (line("pretrain", "format", f"{labels['pretrain']}: {labels['format']}", dash=True)
                    + line("sft", "format", f"{labels['sft']}: {labels['format']}", dash=True)
                    + [x for s in ("sft", "dpo", "rlhf", "hack")
                       for x in line(s, "follows", f"{labels[s]}: {labels['follows']}")]
                    + line("reward", "accuracy", f"{labels['reward']}: {labels['accuracy']}"))
     shares = xy_panel(labels["share_title"], share_lines + boundaries(0, 1), x_label=labels["step"],
-                      y_label=labels["share"], x_range=(0, total), y_range=(0.0, 1.0), width=330, height=250)
+                      y_label=labels["share"], x_range=span, y_range=(0.0, 1.0), width=330, height=250)
     policy = ("dpo", "rlhf", "hack")
     reward = xy_panel(labels["reward_title"], [x for s in policy for x in line(s, "reward", labels[s])],
-                      x_label=labels["step"], y_label=labels["reward"], width=330, height=250)
+                      x_label=labels["step"], y_label=labels["reward"], x_range=span, width=330, height=250)
     kl = xy_panel(labels["kl_title"], [x for s in policy for x in line(s, "kl", labels[s])],
-                  x_label=labels["step"], y_label=labels["kl"], width=330, height=250)
+                  x_label=labels["step"], y_label=labels["kl"], x_range=span, width=330, height=250)
     caption = labels["caption"].format(step=frame["steps"], total=total, stage=labels[frame["stage"]])
     return {"epoch": frame["steps"], "caption": caption, "panels": [loss, shares, reward, kl]}
 
