@@ -9,8 +9,18 @@ import torch
 
 from sim.alignment import bradley_terry_loss, dpo_loss
 from sim.alignment import task as tk
-from sim.alignment.pipeline import (CONFIG, STAGES, PipelineRun, answer_logps, answer_token_logps, evaluate,
-                                    raw_rewards, reward_model, sample, sft_loss)
+from sim.alignment.pipeline import (
+    CONFIG,
+    STAGES,
+    PipelineRun,
+    answer_logps,
+    answer_token_logps,
+    evaluate,
+    raw_rewards,
+    reward_model,
+    sample,
+    sft_loss,
+)
 from sim.transformers.transformer import TinyTransformer
 
 

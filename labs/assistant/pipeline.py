@@ -39,7 +39,8 @@ def pipeline_spec(v: dict, steps: dict | None = None) -> LiveSpec:
         return PipelineRun(v["pipe_seed"], beta=v["pipe_beta"], kl_weight=v["pipe_kl"], nll_weight=v["pipe_nll"],
                            steps=steps)
 
-    return LiveSpec(KEY, (*(v[n] for n in SETTINGS), None if steps is None else tuple(sorted(steps.items()))), build, speed=v["pipe_speed"], step_size=10 * v["pipe_speed"])
+    settings = (*(v[n] for n in SETTINGS), None if steps is None else tuple(sorted(steps.items())))
+    return LiveSpec(KEY, settings, build, speed=v["pipe_speed"], step_size=10 * v["pipe_speed"])
 
 
 def stage_name(s: str) -> str:

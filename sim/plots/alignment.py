@@ -15,10 +15,11 @@ MARGIN = dict(l=50, r=10, t=40, b=40)
 
 
 def pipeline_frame(frame: Mapping, labels: Mapping[str, str]) -> dict:
-    """The live view of PipelineRun.frame(): four panels on the run's step axis (0 to the run's step). Loss of the stages that minimise
-    one (pretraining, SFT, the reward model's Bradley-Terry loss, DPO); shares (the format share of the pretrained
-    and SFT models, the rule-following share of SFT, DPO, RLHF and RLHF without KL, the reward model's held-out
-    accuracy); the (normalised) reward of the answers of DPO, RLHF and RLHF without KL; their KL from the SFT model.
+    """The live view of PipelineRun.frame(): four panels on the run's step axis (0 to the run's step). Loss of the
+    stages that minimise one (pretraining, SFT, the reward model's Bradley-Terry loss, DPO); shares (the format share
+    of the pretrained and SFT models, the rule-following share of SFT, DPO, RLHF and RLHF without KL, the reward
+    model's held-out accuracy); the (normalised) reward of the answers of DPO, RLHF and RLHF without KL; their KL
+    from the SFT model.
     labels: "step", "loss", "share", "reward", "kl", "loss_title", "share_title", "reward_title", "kl_title",
     "format", "follows", "accuracy", "caption" ({step} {total} {stage}), and each stage's name."""
     stages = {s["stage"]: s for s in frame["stages"]}
