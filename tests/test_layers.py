@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("sim", "ui", "labs", "benchmarks", "deploy", "server")
 # topic -> the other topics whose models it trains
 BUILDS_ON = {"language": {"transformers"}, "sequence": {"transformers", "ssm"},
-             "dedup": {"language", "transformers"}}
+             "dedup": {"language", "transformers"}, "alignment": {"transformers"}}
 
 
 def module_name(path: Path, root: Path) -> str:

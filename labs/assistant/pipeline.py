@@ -1,8 +1,119 @@
-"""The 'pipeline' section of the assistant lab. SKELETON: to be built (its parameters in PARAMS, prefixed per section)."""
-from ui.schema import Param  # noqa: F401
+"""The 'pipeline' section of the assistant lab: pretraining -> SFT -> reward model -> DPO and RLHF on the tiny GPT,
+one live run through the live-run contract (sim.alignment.pipeline.PipelineRun), then the SFT loss mask and every
+stage's answers to the same prompts side by side."""
+from __future__ import annotations
 
-PARAMS: list = []
+from collections.abc import Callable
+
+import streamlit as st
+
+from sim.alignment import task as tk
+from sim.alignment.pipeline import STAGES, PipelineRun, outcome
+from sim.core.live import Cursor, LiveSpec
+from sim.plots.alignment import mask_figure, pipeline_frame, side_by_side_rows
+from ui import charts, live_plots, live_run
+from ui.i18n import t
+from ui.schema import Param
+
+PARAMS = [
+    Param("pipe_beta", "choice", 1.0, choices=(0.25, 0.5, 1.0, 2.0, 4.0)),
+    Param("pipe_nll", "choice", 1.0, choices=(0.0, 0.5, 1.0)),
+    Param("pipe_kl", "choice", 0.5, choices=(0.0, 0.1, 0.2, 0.5, 1.0, 2.0)),
+    Param("pipe_speed", "choice", 5, choices=(1, 2, 5, 10)),
+    Param("pipe_seed", "int", 0, lo=0, hi=999_999, step=1),
+]
+KEY = "asst.pipe.run"
+SETTINGS = ("pipe_beta", "pipe_nll", "pipe_kl", "pipe_seed")
+FIG = ("step", "loss", "share", "reward", "kl", "loss_title", "share_title", "reward_title", "kl_title", "format",
+       "follows", "accuracy", "caption")
+SIDE_PROMPTS = 6  # prompts in the side-by-side table
+
+
+def pipeline_spec(v: dict, steps: dict | None = None) -> LiveSpec:
+    """The pipeline of these settings; a step is one optimizer step of the stage training now. steps: each stage's
+    steps (None: the defaults; the tests pass a short pipeline)."""
+    v = dict(v)
+    steps = None if steps is None else dict(steps)
+
+    def build():
+        return PipelineRun(v["pipe_seed"], beta=v["pipe_beta"], kl_weight=v["pipe_kl"], nll_weight=v["pipe_nll"],
+                           steps=steps)
+
+    settings = (*(v[n] for n in SETTINGS), None if steps is None else tuple(sorted(steps.items())))
+    return LiveSpec(KEY, settings, build, speed=v["pipe_speed"], step_size=10 * v["pipe_speed"])
+
+
+def stage_name(s: str) -> str:
+    return str(t(f"asst.pipe.stage.{s}"))
+
+
+def frame_labels() -> dict[str, str]:
+    return {k: str(t(f"asst.pipe.fig.{k}")) for k in FIG} | {s: stage_name(s) for s in STAGES}
+
+
+def drawn(frame: dict, labels: dict) -> dict:
+    return {**pipeline_frame(frame, labels), "step": frame["step"], "run": frame["run"], "n": frame["n"]}
+
+
+def show_view(spec: LiveSpec) -> Callable[[list[dict], int, str, Cursor], None]:
+    labels = frame_labels()
+
+    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
+        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, labels)), key=f"{KEY}.view",
+                               seq=seq, status=status)
+    return show
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x:.0%}"
+
+
+def _num(x: float | None) -> str:
+    return "–" if x is None else f"{x:.2f}"
 
 
 def pipeline_section(state) -> None:
-    raise NotImplementedError("pipeline section: not built yet")
+    st.markdown(t("asst.pipe.intro"))
+    with state.controls():
+        for col, n in zip(st.columns(5), ("pipe_beta", "pipe_nll", "pipe_kl", "pipe_speed", "pipe_seed"), strict=True):
+            state.widget(n, container=col)
+    v = state.values
+
+    def messages(cursor: Cursor) -> None:
+        f = cursor.frame()
+        if f["diverged"]:
+            st.error(t("asst.pipe.diverged", step=f["steps"]))
+
+    spec = pipeline_spec(v)
+    cursor = live_run.live_lab(spec, show_view(spec), prefix="asst.pipe", messages=messages,
+                               bad_settings=lambda e: st.error(t("asst.pipe.bad_settings")), n=10 * v["pipe_speed"])
+    if cursor is None:
+        return
+    o = cursor.memo(("outcome",), lambda run: outcome(run))
+    st.markdown(t("asst.pipe.summary", pre=_pct(o["pretrain_format"]), sft=_pct(o["sft_format"]),
+                  sft_rule=_pct(o["sft_follows"]), rm=_pct(o["rm_accuracy"]), dpo=_pct(o["dpo_follows"]),
+                  rlhf=_pct(o["rlhf_follows"]), hack=_pct(o["hack_follows"]), hack_distinct=_pct(o["hack_distinct"]),
+                  rlhf_reward=_num(o["rlhf_reward"]), hack_reward=_num(o["hack_reward"]), rlhf_kl=_num(o["rlhf_kl"]),
+                  hack_kl=_num(o["hack_kl"]), kl=v["pipe_kl"], beta=v["pipe_beta"]))
+    _mask()
+    _side_by_side(cursor)
+    st.markdown(t("asst.pipe.hacking"))
+
+
+def _mask() -> None:
+    st.subheader(t("asst.pipe.mask.title"))
+    seq = "abcd=" + "aef."  # a prompt and a demonstration, the same shape as every SFT example
+    mask = tk.sft_mask().numpy()
+    labels = {k: str(t(f"asst.pipe.mask.{k}")) for k in ("title", "input", "target", "mask")}
+    charts.plotly_chart(st, mask_figure(list(seq[:-1]), list(seq[1:]), mask, labels), key="asst.pipe.mask")
+    st.caption(t("asst.pipe.mask.explain", counted=int(mask.sum()), total=len(mask)))
+
+
+def _side_by_side(cursor: Cursor) -> None:
+    st.subheader(t("asst.pipe.side.title"))
+
+    prompts, answers, follows = cursor.memo(("side",), lambda run: run.side_by_side(SIDE_PROMPTS))
+    rows = side_by_side_rows(prompts, answers, follows, {s: stage_name(s) for s in STAGES},
+                             str(t("asst.pipe.side.prompt")))
+    st.dataframe(rows, hide_index=True, key="asst.pipe.side")
+    st.caption(t("asst.pipe.side.explain"))
