@@ -356,6 +356,47 @@ def _(v):
                    mamba_state_numbers(v["z_layers"], v["z_width"]), ("mamba", "equal", "kv"))
 
 
+# ---------- from pretrained model to assistant ----------
+def near_recall(v: dict) -> float:
+    """The share of the corpus's near-duplicate lines that the page's cleaning steps remove."""
+    from labs.assistant.data import config
+    from sim.dedup.clean import clean
+    from sim.dedup.corpus import make_corpus
+
+    corpus = make_corpus(v["d_seed"])
+    removed = {i for step in clean(corpus, config(v)).steps for i in step.removed}
+    near = np.flatnonzero(corpus.near)
+    return sum(int(i) in removed for i in near) / len(near)
+
+
+@outcome("exact_near")
+def _(v):
+    share = near_recall(v)
+    return "all" if share > 0.9 else "almost_none" if share < 0.1 else "half"
+
+
+@outcome("threshold_high")
+def _(v):
+    default = {p.name: p.default for p in SCHEMAS["assistant"]}
+    return compare(near_recall(v), near_recall({**v, "d_threshold": default["d_threshold"]}),
+                   ("fewer", "same", "more"))
+
+
+@outcome("own_covariance")
+def _(v):
+    from sim.paradigms.generative import fit_gaussians, two_classes
+
+    X, y = two_classes(v["p_n"], v["p_sep"], v["p_seed"])
+    model = fit_gaussians(X, y, shared=v["p_shared"])
+    # the boundary is where the log-odds is 0: straight when the log-odds is linear in x, so its second difference
+    # along lines through the plane is zero
+    t = np.linspace(-3, 3, 7)
+    lines = [np.stack([t, 0 * t], 1), np.stack([0 * t, t], 1), np.stack([t, t], 1), np.stack([t, -t], 1)]
+    log_odds = [np.diff(model.log_joint(x), axis=1)[:, 0] for x in lines]  # log P(x, y=1) - log P(x, y=0)
+    curvature = max(np.abs(np.diff(lo, 2)).max() for lo in log_odds)
+    return "curved" if curvature > 1e-6 else "straight"
+
+
 # ---------- GPU memory ----------
 def gpu_reports(v: dict, **change) -> dict:
     from sim.gpu.measure import DTYPE_BYTES

@@ -85,6 +85,13 @@ BANK = (
                  {"section": "sparse", "s_T": "512", "s_w": "3", "s_causal": "0"}),
     BankQuestion("mamba_kv", "sequence", ("mamba", "kv", "equal"), "kv",
                  {"section": "mamba", "z_layers": "24", "z_width": "1024"}),
+    # from pretrained model to assistant
+    BankQuestion("exact_near", "assistant", ("all", "half", "almost_none"), "almost_none",
+                 {"section": "data", "d_steps": "exact"}),
+    BankQuestion("threshold_high", "assistant", ("more", "same", "fewer"), "fewer",
+                 {"section": "data", "d_threshold": "0.9"}),
+    BankQuestion("own_covariance", "assistant", ("straight", "curved"), "curved",
+                 {"section": "paradigms", "p_shared": "0"}),
     # GPU memory
     BankQuestion("n_double", "gpu", ("x2", "x4", "x8"), "x4", {"view": "sweep", "N": "2048"}),
     BankQuestion("sram_small", "gpu", ("falls", "same", "grows"), "grows", {"view": "sweep", "sram_kib": "16"}),

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from sim.plots.palette import AMBER, BLUE, BROWN, GREEN, GUIDE, PURPLE, RED
+from sim.plots.palette import AMBER, BLUE, BROWN, GREEN, GUIDE, PALETTE, PURPLE, RED
 from sim.plots.panels import series, xy_panel
 
 STAGE_COLORS = {"pretrain": GUIDE, "sft": BLUE, "reward": BROWN, "dpo": GREEN, "rlhf": PURPLE, "hack": RED}
@@ -64,7 +64,7 @@ def mask_figure(tokens: Sequence[str], targets: Sequence[str], mask: np.ndarray,
     m = np.asarray(mask, dtype=float)[None, :]
     text = [[f"{a} → {b}<br>{int(v)}" for a, b, v in zip(tokens, targets, m[0], strict=True)]]
     fig = go.Figure(go.Heatmap(z=m, text=text, texttemplate="%{text}", zmin=0, zmax=1, showscale=False,
-                               colorscale=[[0, "#eeeeee"], [1, AMBER]], xgap=3,
+                               colorscale=[[0, PALETTE["rule"]], [1, AMBER]], xgap=3,
                                hovertemplate=f"{labels['mask']} %{{z}}<extra></extra>"))
     fig.update_layout(title=labels["title"], height=170, margin=MARGIN,
                       xaxis=dict(title=f"{labels['input']} → {labels['target']} · {labels['mask']}",

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from sim.plots.curves import GUIDE_COLOR, TEST_COLOR, TRAIN_COLOR, compact_layout
-from sim.plots.palette import AMBER, BLUE, CLASSES, GREEN, INK, NEUTRAL, ORANGE, PURPLE, RED, rgba, tint
+from sim.plots.palette import AMBER, BLUE, CLASSES, GREEN, INK, NEUTRAL, ORANGE, PURPLE, RED, WHITE, rgba, tint
 from sim.plots.panels import series, xy_panel
 
 MAP_LEVELS = ("ai", "ml", "dl", "genai", "llm")  # outermost first
@@ -45,7 +45,7 @@ def boundary_figure(xs: np.ndarray, ys: np.ndarray, proba: np.ndarray, X: np.nda
                     labels: dict[str, str], samples: tuple[np.ndarray, np.ndarray] | None = None) -> go.Figure:
     """P(y=1|x) over the plane (proba: (len(ys), len(xs))), its 0.5 contour (the boundary), the data, and new points
     a generative model drew (hollow). labels: "title", "class0", "class1", "sample0", "sample1", "x1", "x2"."""
-    scale = [[0, tint(ORANGE, 0.45)], [0.5, "#ffffff"], [1, tint(BLUE, 0.45)]]
+    scale = [[0, tint(ORANGE, 0.45)], [0.5, WHITE], [1, tint(BLUE, 0.45)]]
     fig = go.Figure(go.Contour(x=xs, y=ys, z=proba, zmin=0, zmax=1, colorscale=scale, showscale=False,
                                contours=dict(start=0, end=1, size=0.1), line=dict(width=0), hoverinfo="skip"))
     fig.add_trace(go.Contour(x=xs, y=ys, z=proba, showscale=False, contours=dict(start=0.5, end=0.5, size=1,
