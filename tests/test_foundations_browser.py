@@ -140,6 +140,18 @@ def drawn_numbers(page) -> tuple[tuple[float, float], tuple[float, float], list[
         return [pad.dataset.a.split(',').map(Number), pad.dataset.b.split(',').map(Number), p]; }""")
 
 
+def steady_box(page, locator, tries: int = 50) -> dict:
+    """The locator's bounding box once two reads 100 ms apart agree."""
+    box = locator.bounding_box()
+    for _ in range(tries):
+        page.wait_for_timeout(100)
+        now = locator.bounding_box()
+        if now == box:
+            break
+        box = now
+    return box
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_numbers_written_while_dragging_are_the_engines(server, page, lang):
     """Drag a and b through several places (the mouse held down: the server has not answered) and read what the
@@ -150,11 +162,11 @@ def test_the_numbers_written_while_dragging_are_the_engines(server, page, lang):
     pad = page.locator('[data-testid="vector-pad"] canvas')
     pad.wait_for(timeout=60_000)
     pad.scroll_into_view_if_needed()
-    box = pad.bounding_box()
     a, b = drawn_numbers(page)[:2]
     assert drawn_numbers(page)[2] == expected_numbers(a, b, k, cat)  # as first drawn: (3, 1), (1, 3)
     for name, start, stops in (("a", (3, 1), [(-2, 2), (-1.3, 0.7), (4.4, -3.9)]),
                                ("b", (1, 3), [(2.6, -2.2), (0.5, 0.1), (0, 0)])):
+        box = steady_box(page, pad)  # where the handle is now: the page may still be laying out around the pad
         page.mouse.move(*handle_xy(box, start))
         page.mouse.down()
         for stop in stops:

@@ -6,6 +6,7 @@
 // compares the two). Each move is also sent back (at most one every SEND_MS while dragging, and on release), so
 // that the page's values and its URL follow.
 const SIZE = 420, SEND_MS = 120, HIT_PX = 16;
+const PENDING_MS = 5000;  // a move the server has not shown back after this long is taken as refused
 const PURPLE = rgb(PALETTE.purple), GREEN = rgb(PALETTE.green), GUIDE = rgb(PALETTE.guide), INK = rgb(PALETTE.ink);
 
 function setup(root) {
@@ -36,7 +37,8 @@ function setup(root) {
   };
   const send = () => {
     S.timer = 0; S.sent = performance.now();
-    S.component.setTriggerValue('moved', { a: S.pos.a, b: S.pos.b });
+    S.pending = { a: S.pos.a.slice(), b: S.pos.b.slice() };
+    S.component.setTriggerValue('moved', S.pending);
   };
   canvas.addEventListener('pointerdown', (e) => {
     S.drag = near(e);
@@ -178,7 +180,12 @@ export default function (component) {
   const S = parentElement.__vpad || (parentElement.__vpad = setup(parentElement));
   S.component = component;
   S.data = data;
-  if (!S.drag) S.pos = { a: data.a.slice(), b: data.b.slice() };
+  // the server's vectors, unless they are older than what this pad last sent: a rerun started before the last move
+  // reached the server brings the vectors as they were, and taking them would send them back with the next drag
+  const same = (p, q) => p[0] === q[0] && p[1] === q[1];
+  const mine = S.pending && (performance.now() - S.sent < PENDING_MS);
+  if (mine && same(data.a, S.pending.a) && same(data.b, S.pending.b)) S.pending = null;
+  else if (!S.drag && !mine) S.pos = { a: data.a.slice(), b: data.b.slice() };
   const zoom = presentCard(S.root, data);
   if (zoom !== S.zoom || S.canvas.width !== Math.round(SIZE * zoom)) {
     S.zoom = zoom; S.canvas.width = S.canvas.height = Math.round(SIZE * zoom);
