@@ -9,7 +9,7 @@ from sim.core.threads import configure_threads
 # name -> function(args); a new benchmark is a new entry
 SUBCOMMANDS = {"engine": classification.engine, "shapes": shapes.shapes, "attention": attention.attention,
                "optimizers": optimizers.optimizers, "blocks": blocks.blocks,
-               "optimizers_race": optimizers.race, "optimizers_race_browser": optimizers.race_browser,
+               "optimizers_race": optimizers.race_costs, "optimizers_race_browser": optimizers.race_browser,
                "regression": regression.regression, "generalization": generalization.generalization,
                "memsim": gpu.memsim, "attention_cpu": gpu.attention_cpu, "gpu": gpu.gpu, "gpu_page": gpu.gpu_page}
 # benchmarks with options of their own (python -m benchmarks NAME --help): K sessions through the page's code

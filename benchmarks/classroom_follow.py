@@ -111,11 +111,11 @@ def main(argv: list[str] | None = None) -> None:
 
         with tempfile.TemporaryDirectory() as folder, running_redis(Path(folder)) as (url, _):
             os.environ[classroom.STORE_ENV] = url
-            return run(args)
-    return run(args)
+            return follow_rounds(args)
+    return follow_rounds(args)
 
 
-def run(args) -> None:
+def follow_rounds(args) -> None:
     quiet()
     page, key, values = LABS[args.lab]
     teacher = open_lab("labs/classroom/page.py")

@@ -77,12 +77,12 @@ def main(argv=None) -> None:
             t = time_matmul(ARTICLE_N, threads)
             print(f"matmul {ARTICLE_N}³ float32, {threads} thread(s): {t.seconds:.3f} s, {t.gflops:.1f} GFLOP/s")
     if not args.no_sweep:
-        sweep()
+        print_sweep()
     if not args.no_embeddings:
         embeddings(args.seeds, args.steps)
 
 
-def sweep() -> None:
+def print_sweep() -> None:
     """The CPU-vs-GPU section's sweep, as the page runs it (labs/foundations/hardware.py: run_sweep(sizes))."""
     s = run_sweep(SWEEP_SIZES)
     print(f"sweep n = {', '.join(map(str, SWEEP_SIZES))} at {s.threads} thread(s), copy and add:"

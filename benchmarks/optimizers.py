@@ -83,7 +83,7 @@ def paths_redraw(args: argparse.Namespace) -> None:
                               "target_ms": 300}))
 
 
-def race(args: argparse.Namespace) -> None:
+def race_costs(args: argparse.Namespace) -> None:
     """The race on a real model (sim.optim.race, as the page builds it): per racer the measured ms per step (median, the
     update alone beside it) and the state bytes; then what one live tick costs with every racer at the page's
     default speed (RaceRun.advance), and one frame (RaceRun.frame, then race_frame of it as the page draws it)."""

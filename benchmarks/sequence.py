@@ -33,7 +33,7 @@ def ordered(acc: dict[str, float]) -> bool:
     return acc["lstm"] >= HOLDS and acc["attn"] >= HOLDS and acc["rnn"] < HOLDS
 
 
-def race(seed: int, rounds: int, every: int = 25) -> dict:
+def race_of_seed(seed: int, rounds: int, every: int = 25) -> dict:
     from labs.sequence.memory import bench_spec
 
     spec, _ = bench_spec(seed)
@@ -175,7 +175,7 @@ def main(argv: list[str]) -> None:
         costs()
     results = []
     for seed in range(args.first_seed, args.first_seed + args.seeds):
-        results.append(race(seed, args.rounds))
+        results.append(race_of_seed(seed, args.rounds))
         print(json.dumps(results[-1]), flush=True)
     if results:
         held = [r for r in results if r["first_round"] is not None]
