@@ -3,15 +3,16 @@ import argparse
 import importlib
 import sys
 
-from benchmarks import attention, blocks, classification, generalization, gpu, optimizers, regression, shapes
 from sim.core.threads import configure_threads
 
-# name -> function(args); a new benchmark is a new entry
-SUBCOMMANDS = {"engine": classification.engine, "shapes": shapes.shapes, "attention": attention.attention,
-               "optimizers": optimizers.optimizers, "blocks": blocks.blocks,
-               "optimizers_race": optimizers.race_costs, "optimizers_race_browser": optimizers.race_browser,
-               "regression": regression.regression, "generalization": generalization.generalization,
-               "memsim": gpu.memsim, "attention_cpu": gpu.attention_cpu, "gpu": gpu.gpu, "gpu_page": gpu.gpu_page}
+# name -> "module.function" (args), imported when run: the GPU machine has torch and Triton but not the app's
+# plotting libraries, and `gpu` must run there; a new benchmark is a new entry
+SUBCOMMANDS = {"engine": "classification.engine", "shapes": "shapes.shapes", "attention": "attention.attention",
+               "optimizers": "optimizers.optimizers", "blocks": "blocks.blocks",
+               "optimizers_race": "optimizers.race_costs", "optimizers_race_browser": "optimizers.race_browser",
+               "regression": "regression.regression", "generalization": "generalization.generalization",
+               "memsim": "gpu.memsim", "attention_cpu": "gpu.attention_cpu", "gpu": "gpu.gpu",
+               "gpu_page": "gpu.gpu_page", "gpu_ncu_detail": "gpu.gpu_ncu_detail"}
 # benchmarks with options of their own (python -m benchmarks NAME --help): K sessions through the page's code
 # (classroom), K student sessions following a teacher (classroom_follow), the language-model lab (--sweep, --seconds),
 # the foundations lab (--no-matmul, --no-sweep, --drag), the assistant lab (its data section) and its pipeline over
@@ -30,7 +31,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smallest sizes, for the tests (gpu)")
     args = parser.parse_args()
     configure_threads()  # as the app does: one intra-op thread per process
-    SUBCOMMANDS[args.subcommand](args)
+    module, function = SUBCOMMANDS[args.subcommand].split(".")
+    getattr(importlib.import_module(f"benchmarks.{module}"), function)(args)
 
 
 if __name__ == "__main__":

@@ -102,3 +102,39 @@ def gpu(args: argparse.Namespace) -> None:
     for row in targets(report):  # the issue's device targets; "met": null where nothing was measured (no CUDA)
         print(json.dumps({"bench": "gpu", **row}))
     print(json.dumps({"bench": "gpu", "out": args.out, "seconds": round(time.perf_counter() - start, 1)}))
+
+
+# the traffic split by who asks (SMs' loads and stores, the link between the L2's two halves) and per kernel: why a
+# measured level differs from the IO model (python -m benchmarks gpu_ncu_detail --out FILE.json, on a CUDA device)
+DETAIL_METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum",
+                  "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum",
+                  "lts__t_sectors_srcunit_ltcfabric.sum", "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum",
+                  "l1tex__m_xbar2l1tex_read_bytes.sum", "l1tex__m_l1tex2xbar_write_bytes.sum",
+                  "gpu__time_duration.sum", "launch__grid_size", "launch__occupancy_limit_blocks")
+
+
+def gpu_ncu_detail(args: argparse.Namespace) -> None:
+    """Per-kernel counters of naive and flash_triton at B 1, H 16, d 64, fp16 for N 1024 and 4096 (and naive causal
+    at 1024), with the metrics above; a metric this chip lacks is dropped and the profile run again."""
+    from pathlib import Path
+
+    from sim.gpu.ncu import collect
+
+    if not args.out:
+        raise SystemExit("python -m benchmarks gpu_ncu_detail needs --out FILE.json")
+    flash = {"block_m": 128, "block_n": 64, "num_warps": 4, "num_stages": 3}
+    base = {"B": 1, "H": 16, "d": 64, "dtype": "float16", "causal": False}
+    runs = [("naive", {**base, "N": n}) for n in (1024, 4096)] + [("naive", {**base, "N": 1024, "causal": True})]
+    runs += [("flash_triton", {**base, **flash, "N": n}) for n in (1024, 4096)]
+    metrics, rows = list(DETAIL_METRICS), []
+    for impl, config in runs:
+        for _ in range(4):
+            found = collect(impl, config, metrics=tuple(metrics))
+            missing = [m for m in metrics if found.reason and m.rsplit(".", 1)[0] in found.reason]
+            if not missing:
+                break
+            metrics = [m for m in metrics if m not in missing]
+        rows.append({"impl": impl, "config": config, "reason": found.reason, "kernels": list(found.per_kernel)})
+        print(json.dumps({"bench": "gpu_ncu_detail", "impl": impl, "N": config["N"], "causal": config["causal"],
+                          "reason": found.reason, "kernels": [k["name"][:60] for k in found.per_kernel]}))
+        Path(args.out).write_text(json.dumps({"metrics": metrics, "runs": rows}, indent=1), encoding="utf-8")

@@ -25,11 +25,11 @@ NCU_CSV = '''==PROF== Connected to process 4242 (/usr/bin/python3.12)
 "0","4242","python3.12","127.0.0.1","ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn","1","7","(256, 1, 1)","(32, 32, 64)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","1,048,576"
 "0","4242","python3.12","127.0.0.1","ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn","1","7","(256, 1, 1)","(32, 32, 64)","0","9.0","Command line profiler metrics","dram__bytes_write.sum","byte","2,097,152"
 "0","4242","python3.12","127.0.0.1","ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn","1","7","(256, 1, 1)","(32, 32, 64)","0","9.0","Command line profiler metrics","l1tex__t_bytes.sum","byte","8,388,608"
-"0","4242","python3.12","127.0.0.1","ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn","1","7","(256, 1, 1)","(32, 32, 64)","0","9.0","Command line profiler metrics","lts__t_bytes.sum","byte","4,194,304"
+"0","4242","python3.12","127.0.0.1","ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn","1","7","(256, 1, 1)","(32, 32, 64)","0","9.0","Command line profiler metrics","l1tex__m_xbar2l1tex_read_bytes.sum","byte","4,194,304"
 "1","4242","python3.12","127.0.0.1","softmax_warp_forward","1","7","(128, 1, 1)","(1024, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","2,097,152"
 "1","4242","python3.12","127.0.0.1","softmax_warp_forward","1","7","(128, 1, 1)","(1024, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_write.sum","byte","2,097,152"
 "1","4242","python3.12","127.0.0.1","softmax_warp_forward","1","7","(128, 1, 1)","(1024, 1, 1)","0","9.0","Command line profiler metrics","l1tex__t_bytes.sum","byte","4,194,304"
-"1","4242","python3.12","127.0.0.1","softmax_warp_forward","1","7","(128, 1, 1)","(1024, 1, 1)","0","9.0","Command line profiler metrics","lts__t_bytes.sum","byte","4,194,304"
+"1","4242","python3.12","127.0.0.1","softmax_warp_forward","1","7","(128, 1, 1)","(1024, 1, 1)","0","9.0","Command line profiler metrics","l1tex__m_l1tex2xbar_write_bytes.sum","byte","4,194,304"
 "1","4242","python3.12","127.0.0.1","softmax_warp_forward","1","7","(128, 1, 1)","(1024, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","nsecond","5,120"
 '''  # noqa: E501  (ncu's lines as it writes them)
 
@@ -71,7 +71,8 @@ def test_counters_come_from_the_log_file_ncu_writes(tmp_path, monkeypatch):
     assert found.reason is None and found.kernels == 2 and found.values["hbm_read_bytes"] == 3 * 2**20
     command = args.read_text()
     for part in ("--nvtx --nvtx-include attention/", "--cache-control all", "--csv", "--print-units base",
-                 "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_bytes.sum",
+                 "dram__bytes_read.sum,dram__bytes_write.sum,l1tex__m_xbar2l1tex_read_bytes.sum,"
+                 "l1tex__m_l1tex2xbar_write_bytes.sum,lts__t_bytes.sum,l1tex__t_bytes.sum",
                  "-m sim.gpu.ncu naive 1 2 128 64 float16 --block-m 64 --block-n 64", "--causal"):
         assert part in command
 
@@ -87,6 +88,13 @@ def test_counters_say_why_they_are_missing(tmp_path, monkeypatch):
     broken = _fake_ncu(tmp_path, 'echo "==ERROR== something else" >&2\nexit 3\n')
     monkeypatch.setattr(ncu, "find_ncu", lambda: broken)
     assert ncu.collect("naive", CONFIG).reason.startswith("failed: exit 3")
+    # which reasons mean no later call can fare better (the measurement set then stops calling ncu)
+    sandboxed = _fake_ncu(tmp_path, 'echo "==ERROR== Failed to initialize the profiler: LibraryNotLoaded" >&2\n'
+                                    'exit 1\n')
+    monkeypatch.setattr(ncu, "find_ncu", lambda: sandboxed)
+    assert ncu.ncu_unusable(ncu.collect("naive", CONFIG).reason)
+    assert ncu.ncu_unusable("no_ncu") and ncu.ncu_unusable("not_permitted")
+    assert not ncu.ncu_unusable("too_many_kernels") and not ncu.ncu_unusable("failed: exit 3: something else")
 
 
 @pytest.mark.parametrize("impl", ["naive", "tiled_torch", "sdpa_math"])

@@ -110,10 +110,16 @@ def test_an_uploaded_report_is_shown_with_its_device_and_sources():
 
 
 def test_bundled_reports_are_shown_without_a_cuda_device():
+    """The H200's counters first (a class without a GPU sees a GPU measured), the CPU's report one pick away."""
     at = open_view("en")
-    assert at.selectbox(key="gpu.measure.bundled_pick").value == bundled_reports()[0].name
-    assert "measured · CPU · " in texts(at)
+    pick = at.selectbox(key="gpu.measure.bundled_pick")
+    assert pick.value.startswith("nvidia-h200-") and bundled_reports()[0].name in pick.options
+    text = texts(at)
+    assert "measured · counters (ncu, --cache-control all" in text and "NVIDIA H200" in text
     assert len(at.get("plotly_chart")) >= 4  # time and memory against N, throughput, traffic (and Fig. 2)
+    pick.set_value(bundled_reports()[0].name).run()
+    assert not at.exception, at.exception
+    assert "measured · CPU · " in texts(at)
 
 
 def upload(at: AppTest, report: dict, name: str = "bad.json") -> AppTest:

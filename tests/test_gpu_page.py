@@ -95,7 +95,8 @@ def test_measure_view_in_the_app_shows_the_bundled_report_without_a_gpu():
     # the one error is the seed's N = 100,000 preset, refused by design (1.28 TB for 16 heads)
     (refused,) = at.error
     assert refused.value.startswith(EN["gpu.measure.dies.refused"].split("{")[0]) and "1.2 TiB" in refused.value
-    assert "measured · CPU" in "\n".join(e.value for e in at.caption)  # the bundled report's source labels
+    captions = "\n".join(e.value for e in at.caption)  # the bundled report's source labels: the H200's first
+    assert "measured · counters (ncu" in captions and "NVIDIA H200" in captions
 
 
 @pytest.mark.cuda

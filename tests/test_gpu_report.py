@@ -159,3 +159,18 @@ def test_backward_memory_guard_counts_four_matrices():
     assert (fwd["matrices"], both["matrices"]) == (2, 4)
     assert both["needed_bytes"] == 4 * 16 * 40 * 10**9 + 4 * 16 * 100_000 * 64 * 4
     assert math.isclose(fwd["matrix_bytes_per_head"], 4e10)
+
+
+def test_the_bundled_h200_report_holds_counters_that_meet_the_device_targets():
+    """The report measured on an H200 (benchmarks/gpu_lab_device.sh): every target of the GPU lab met, every
+    measured row labelled with its device and ncu."""
+    from sim.gpu.bench import targets
+
+    path = next(p for p in BUNDLED if p.name.startswith("nvidia-h200"))
+    r = load_report(path)
+    assert r.kind == "cuda" and r.device == "NVIDIA H200" and not r.quick and r.versions["ncu"]
+    rows = targets(json.loads(path.read_text()))
+    assert len(rows) == 15 and all(row["met"] for row in rows), [row for row in rows if not row["met"]]
+    measured = [row for row in r.traffic if row["model"] == "measured"]
+    assert measured and all(row["source"].endswith("· NVIDIA H200") and "ncu" in row["source"] for row in measured)
+    assert all(row["hbm_read_bytes"] > 0 and row["l2_bytes"] > 0 for row in measured)

@@ -23,10 +23,11 @@ from sim.gpu.memsim import (
                                                     (4096, 128, 8, 2, True)])
 def test_naive_matches_the_closed_form(N, d, bh, elem, causal):
     r = attention_io("naive", N, d, batch_heads=bh, dtype_bytes=elem, causal=causal)
-    assert r.hbm_read_bytes == (3 * N * d + 2 * N * N) * elem * bh
-    assert r.hbm_write_bytes == (2 * N * N + N * d) * elem * bh
+    s = 2 if causal else 1  # the causal mask: a pass of its own that reads S and writes it back
+    assert r.hbm_read_bytes == (3 * N * d + (s + 1) * N * N) * elem * bh
+    assert r.hbm_write_bytes == ((s + 1) * N * N + N * d) * elem * bh
     assert r.hbm_read_by_tensor == {t: n * elem * bh for t, n in
-                                    {"Q": N * d, "K": N * d, "S": N * N, "P": N * N, "V": N * d}.items()}
+                                    {"Q": N * d, "K": N * d, "S": s * N * N, "P": N * N, "V": N * d}.items()}
     assert r.flops == 4 * N * N * d * bh  # the mask changes nothing: S is materialised in full
     assert r.l2_read_bytes is None and r.sram_bytes_needed is None
 
@@ -219,8 +220,9 @@ def test_gpu_table_lookup():
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_naive_elements_per_head_are_the_closed_form_the_page_explains(causal):
-    """3Nd + 2N² read (Q, K, V; S and P once each) and 2N² + Nd written (S, P, O), for each (batch, head)."""
-    N, d = 1000, 64
+    """3Nd + 2N² read (Q, K, V; S and P once each) and 2N² + Nd written (S, P, O), for each (batch, head); the
+    causal mask reads and writes S once more."""
+    N, d, s = 1000, 64, 3 if causal else 2
     r = attention_io("naive", N, d, batch_heads=3, dtype_bytes=2, causal=causal, sram_bytes=228 * 1024, n_sm=132,
                      max_events=0)
-    assert (r.read_elements_per_head, r.write_elements_per_head) == (3 * N * d + 2 * N ** 2, 2 * N ** 2 + N * d)
+    assert (r.read_elements_per_head, r.write_elements_per_head) == (3 * N * d + s * N ** 2, s * N ** 2 + N * d)

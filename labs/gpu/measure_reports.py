@@ -50,7 +50,9 @@ def reports(cuda: bool) -> Report | None:
     """The bundled reports (a choice) and an uploaded one; returns the report shown."""
     st.subheader(t(f"{P}.reports"))
     st.caption(t(f"{P}.reports_help"))
+    # a device's own measurements first (the newest), then the CPU's: a class without a GPU sees real counters
     names = [p.name for p in bundled_reports()]
+    names = [n for n in reversed(names) if not n.startswith("cpu-")] + [n for n in names if n.startswith("cpu-")]
     upload = st.file_uploader(t(f"{P}.upload"), type=["json"], key=f"{P}.upload",
                               max_upload_size=MAX_BYTES // 2**20)
     shown = None

@@ -93,7 +93,7 @@ function tileName(d, k) {
   return `${t}[${t === 'K' || t === 'V' ? e.col[k] : e.row[k]}]`;
 }
 
-// Whose SRAM a step uses: a program (row block) of the fused kernel, or one of the three naive kernels.
+// Whose SRAM a step uses: a program (row block) of the fused kernel, or one of the naive kernels.
 const owner = (e, k) => (e.kernel[k] === 'fused' ? e.row[k] : e.kernel[k]);
 
 function apply(S, k) {

@@ -19,7 +19,7 @@ _component = live_component("mlsim_memsim_view", "memsim_view.js", "memsim_view.
 
 # texts the browser shows as they are or fills in ({tile}, {bytes}, {i}, ...): keys gpu.anim.<name>
 LABELS = ("play", "pause", "step", "back", "reset", "scrub", "position", "caption",
-          "kernel.qk", "kernel.softmax", "kernel.pv", "kernel.fused",
+          "kernel.qk", "kernel.mask", "kernel.softmax", "kernel.pv", "kernel.fused",
           "tile.rows", "tile.cols", "tile.cell",
           "do.load", "do.load_l2", "do.load_hit", "do.store", "do.compute", "do.compute_fused", "do.skip",
           "hbm", "l2", "l2_hit", "l2_miss", "sm", "sm_program", "compute", "masked",

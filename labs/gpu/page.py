@@ -87,7 +87,8 @@ def summary(v: dict, reports: dict[str, IOReport | None], with_l2: dict[str, IOR
             cols[3].metric(t("gpu.metric.ratio_l2"), f"{ratio:,.1f}×")
     st.caption(t("gpu.simulated_note", bh=v["B"] * v["H"], B=v["B"], H=v["H"]))
     with st.expander(t("gpu.arithmetic")):
-        st.markdown(t("gpu.arithmetic.naive", N=f"{v['N']:,}", d=v["d"], bh=v["B"] * v["H"],
+        key = "gpu.arithmetic.naive_causal" if v["causal"] else "gpu.arithmetic.naive"
+        st.markdown(t(key, N=f"{v['N']:,}", d=v["d"], bh=v["B"] * v["H"],
                       bytes=DTYPE_BYTES[v["dtype"]], reads=f"{naive.read_elements_per_head:,}",
                       writes=f"{naive.write_elements_per_head:,}", total=human_bytes(naive.hbm_bytes)))
         if tiled:

@@ -2,7 +2,10 @@
 
 Counts are exact for the model described here, per (batch, head), for Q, K, V, O of shape (N, d):
 - naive: three kernels, S = Q Kᵀ·scale, P = softmax(S), O = P V; each reads its inputs once from HBM and
-  writes its output once (an ideal library kernel: real matmuls re-read tiles, mostly from L2).
+  writes its output once. With an L2 the two matrix products also re-read operand tiles from it, as a library
+  kernel computing its output in GEMM_TILE-square tiles does (HBM bytes unchanged: those re-reads hit L2). Causal adds a
+  fourth between the first two, as sim.gpu.kernels.naive runs it: the mask reads S and writes it back (the N×N
+  boolean mask itself, a byte per element read once, is left out).
 - tiled: a hybrid of the two FlashAttention papers. The block sizes follow FlashAttention-1's rule (Dao et al.
   2022, Algorithm 1: B_n = M/4d, B_m = min(B_n, d); see default_blocks); the loop order is FlashAttention-2's
   (Dao 2023): the outer loop runs over query blocks, one program per row block of B_m query rows, which reads
@@ -26,6 +29,9 @@ ALGOS = ("naive", "tiled")
 ERROR_CODES = ("sram_too_small", "not_positive", "unknown_algo")
 MAX_EVENTS = 4000  # longest animation the page plays; larger sizes get totals only
 DEFAULT_BLOCK = 64  # block size when no SRAM capacity is given (the kernels' default)
+# output tile of a library matrix product (cuBLAS on an H200 picked 256 × 128 and 64 × 128 to 64 × 512 at these sizes):
+# the naive kernels' operand re-reads from L2 (_replay_naive)
+GEMM_TILE = 128
 
 
 class MemsimError(CodedError):
@@ -38,7 +44,7 @@ class MemsimError(CodedError):
 class Event:
     """One step of the animation, for the first (batch, head): a tile moves, or blocks are computed."""
 
-    kernel: str  # naive: "qk", "softmax", "pv"; tiled: "fused"
+    kernel: str  # naive: "qk", "mask" (causal), "softmax", "pv"; tiled: "fused"
     action: str  # "load" (HBM → (L2 →) SRAM), "compute", "skip" (blocks the causal mask leaves out), "store"
     tensor: str  # "Q", "K", "V", "S", "P" or "O"
     row_block: int | None  # block of query rows (Q, S, P, O), or the program's row block for K, V loads
@@ -148,26 +154,40 @@ class _Grid:
 
 
 class _LRU:
-    """An L2 cache at tile granularity: least recently used tiles are evicted first."""
+    """An L2 cache at tile granularity: least recently used tiles are evicted first. Written tiles are dirty until
+    evicted; `on_evict_dirty(key, size)` hears of each one written back (write-back cache)."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity, self.used = capacity, 0
         self.tiles: OrderedDict[tuple, int] = OrderedDict()
+        self.dirty: set[tuple] = set()
+        self.on_evict_dirty = lambda key, size: None
 
-    def access(self, key: tuple, size: int) -> bool:
-        """Touch a tile (read, or write-allocate); True on a hit."""
-        if key in self.tiles:
+    def access(self, key: tuple, size: int, write: bool = False) -> bool:
+        """Touch a tile (read, or write-allocate); True on a hit. False for a write too large to stay: it streams
+        through to HBM."""
+        hit = key in self.tiles
+        if hit:
             self.tiles.move_to_end(key)
-            return True
-        if size <= self.capacity:  # a tile larger than the cache streams through it
+        elif size <= self.capacity:  # a tile larger than the cache streams through it
             self.tiles[key] = size
             self.used += size
             while self.used > self.capacity:
-                self.used -= self.tiles.popitem(last=False)[1]
-        return False
+                old, old_size = self.tiles.popitem(last=False)
+                self.used -= old_size
+                if old in self.dirty:
+                    self.dirty.discard(old)
+                    self.on_evict_dirty(old, old_size)
+        else:
+            return False
+        if write:
+            self.dirty.add(key)
+        return hit
 
     def clear(self) -> None:
+        """Empty the cache, as ncu's flush before each kernel: the dirty tiles reach HBM then, in no kernel."""
         self.tiles.clear()
+        self.dirty.clear()
         self.used = 0
 
     def fits_both(self, a: int, b: int) -> bool:
@@ -175,14 +195,24 @@ class _LRU:
 
 
 class _Tally:
-    """Accumulates traffic per tensor and, for the first (batch, head), the events."""
+    """Accumulates traffic per tensor and, for the first (batch, head), the events.
 
-    def __init__(self, lru: _LRU | None, want_events: bool) -> None:
+    `per_kernel` counts a write as HBM traffic when its tile leaves the L2 during the kernel, as a profiler that
+    flushes the L2 between kernels sees it: what is still in L2 when the kernel ends is written back by the flush,
+    outside every kernel's count. Otherwise every written byte counts (it reaches HBM sooner or later)."""
+
+    def __init__(self, lru: _LRU | None, want_events: bool, per_kernel: bool = False) -> None:
         self.lru, self.want_events = lru, want_events
+        self.per_kernel = per_kernel and lru is not None
         self.reads: dict[str, int] = {}  # HBM reads per tensor
         self.writes: dict[str, int] = {}
         self.l2_reads = 0
         self.events: list[Event] = []
+        if self.per_kernel:
+            lru.on_evict_dirty = lambda key, size: self._written(key[0], size)
+
+    def _written(self, tensor: str, size: int) -> None:
+        self.writes[tensor] = self.writes.get(tensor, 0) + size
 
     def animates(self, head: int) -> bool:
         return self.want_events and head == 0
@@ -203,8 +233,9 @@ class _Tally:
               cells: tuple[tuple[int, int], ...] = ()) -> None:
         """A tile written to HBM: every written byte reaches HBM (write-back), and it stays in L2 for reuse."""
         if self.lru is not None:
-            self.lru.access((tensor, head, *key), size)
-        self.writes[tensor] = self.writes.get(tensor, 0) + size
+            self.lru.access((tensor, head, *key), size, write=True)
+        if not (self.per_kernel and size <= self.lru.capacity):  # counted now, or when the L2 evicts it
+            self._written(tensor, size)
         if self.animates(head):
             self.events.append(Event(kernel, "store", tensor, row, None, size, size if self.lru is not None else 0,
                                      size, None, cells, "written" if cells else None))
@@ -258,22 +289,28 @@ def tiled_sram_bytes(d: int, block_m: int, block_n: int, dtype_bytes: int) -> in
 
 def _events_total(algo: str, grid: _Grid) -> int:
     """Steps the animation of one (batch, head) has, without building them (same structure as the replay)."""
-    if algo == "naive":
-        return 2 * grid.t_c + 9 * grid.t_r  # K and V tiles; per row block: load, compute, store in 3 kernels
+    if algo == "naive":  # K and V tiles; per row block: load, compute, store in 3 kernels (4 with the mask)
+        return 2 * grid.t_c + (12 if grid.causal else 9) * grid.t_r
     needed = grid.blocks_needed()
     # per program: load Q, (load K, load V, compute) per needed block, one skip step if any, store O
     return int((2 + 3 * needed + (needed < grid.t_c)).sum())
 
 
 def _replay_naive(grid: _Grid, heads: int, dtype_bytes: int, tally: _Tally, flush_per_kernel: bool) -> None:
-    """The three kernels in launch order, each over all heads: row tiles of B_m rows, K and V tiles of B_n rows.
+    """The three kernels (four with the causal mask) in launch order, each over all heads: row tiles of B_m rows,
+    K and V tiles of B_n rows.
 
     Between kernels S and P can stay in L2 for the next one, unless the cache is flushed at each kernel's start.
     """
     rows, cols, d, N = grid.rows() * dtype_bytes, grid.cols() * dtype_bytes, grid.d, grid.N
     # the cells each row tile changes, for the animation only (T_r × T_c tuples: millions at large N)
     row_cells = [tuple((i, j) for j in range(grid.t_c)) for i in range(grid.t_r)] if tally.want_events else None
-    for kernel, inp, out, other in (("qk", "Q", "S", "K"), ("softmax", "S", "P", None), ("pv", "P", "O", "V")):
+    kernels = (("qk", "Q", "S", "K"),) + ((("mask", "S", "S", None),) if grid.causal else ())
+    # a library matrix product computes its output in tiles of GEMM_TILE × GEMM_TILE and reads, for each, the
+    # rows and columns of its operands it needs: Q and K (S = QKᵀ), V (O = PV) are each read ⌈N/GEMM_TILE⌉ times
+    # between L2 and the SMs (after the first, from L2); P, read once, only once
+    rereads = (-(-N // GEMM_TILE) - 1) * N * d * dtype_bytes
+    for kernel, inp, out, other in kernels + (("softmax", "S", "P", None), ("pv", "P", "O", "V")):
         width_in = N if inp in "SP" else d  # S and P rows are N wide, Q rows d wide
         width_out = N if out in "SP" else d
         cells_of = (lambda i: row_cells[i]) if out in "SP" and row_cells else (lambda i: ())
@@ -283,6 +320,8 @@ def _replay_naive(grid: _Grid, heads: int, dtype_bytes: int, tally: _Tally, flus
             if other:  # the whole of K (or V) is read once per head
                 for j, size in enumerate(cols):
                     tally.load(kernel, other, (j,), int(size) * d, None, j, h)
+                if tally.lru is not None:  # the tiles' re-reads: K and Q for S = QKᵀ, V for O = PV
+                    tally.l2_reads += rereads * (2 if kernel == "qk" else 1)
             for i, size in enumerate(rows):
                 tally.load(kernel, inp, (i,), int(size) * width_in, i, None, h)
                 tally.note(kernel, "compute", out, i, None, h, cells_of(i), "computed")
@@ -364,9 +403,10 @@ def attention_io(algo: str, N: int, d: int, *, batch_heads: int = 1, dtype_bytes
     events_total = _events_total(algo, grid)
     want_events = events_total <= max_events
     per_elem = dtype_bytes * batch_heads
-    if algo == "naive":  # closed form: reads Q, K, S, P, V; writes S, P, O
-        reads = {"Q": N * d, "K": N * d, "S": N * N, "P": N * N, "V": N * d}
-        writes = {"S": N * N, "P": N * N, "O": N * d}
+    if algo == "naive":  # closed form: reads Q, K, S, P, V; writes S, P, O; the causal mask reads and writes S again
+        passes = 2 if causal else 1
+        reads = {"Q": N * d, "K": N * d, "S": passes * N * N, "P": N * N, "V": N * d}
+        writes = {"S": passes * N * N, "P": N * N, "O": N * d}
         flops = 4 * N * N * d  # QKᵀ and PV in full: the mask is applied to a materialised S
     else:  # closed form: each row block reads its Q block, the K and V rows it needs, and writes its O block
         kv = int(grid.kv_rows().sum())
@@ -379,7 +419,7 @@ def attention_io(algo: str, N: int, d: int, *, batch_heads: int = 1, dtype_bytes
     events: tuple[Event, ...] = ()
     if l2_bytes is not None or want_events:
         lru = _LRU(l2_bytes) if l2_bytes is not None else None
-        tally = _Tally(lru, want_events)
+        tally = _Tally(lru, want_events, per_kernel=l2_flush_per_kernel)
         heads = batch_heads if lru is not None else 1  # without L2 every head moves the same bytes
         if algo == "naive":
             _replay_naive(grid, heads, dtype_bytes, tally, l2_flush_per_kernel)

@@ -19,10 +19,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-METRICS = {  # ncu metric -> Measurement field
+METRICS = {  # ncu metric -> Measurement field (two metrics of one field are summed)
     "dram__bytes_read.sum": "hbm_read_bytes",
     "dram__bytes_write.sum": "hbm_write_bytes",
-    "lts__t_bytes.sum": "l2_bytes",  # every byte L2 served or took in, reads and writes
+    # the bytes between the L2 and the SMs, as the IO model counts them: what the crossbar brought to the SMs
+    # (L2 → L1 and shared memory) and what they sent to be written. Not lts__t_bytes: the L2's own tag lookups
+    # also count data crossing between its two halves (about a third more for the naive kernels on an H200),
+    # and a tile several SMs ask for at once is looked up once (a third of the bytes delivered for the Triton
+    # kernel at N = 1024)
+    "l1tex__m_xbar2l1tex_read_bytes.sum": "l2_bytes",
+    "l1tex__m_l1tex2xbar_write_bytes.sum": "l2_bytes",
+    "lts__t_bytes.sum": "l2_tag_bytes",
     "l1tex__t_bytes.sum": "l1_bytes",
 }
 NVTX_RANGE = "attention"
@@ -36,6 +43,7 @@ class Counters:
     values: dict[str, float] | None  # Measurement field -> bytes summed over kernels; None when not measured
     kernels: int  # kernels profiled
     reason: str | None = None  # why there are no values: "no_ncu", "not_permitted", "too_many_kernels", "failed: ..."
+    per_kernel: tuple[dict, ...] = ()  # each kernel's name, grid, block and metrics (ncu's names), in launch order
 
 
 def find_ncu() -> str | None:
@@ -53,27 +61,47 @@ def ncu_version(ncu: str) -> str | None:
     return next((line.strip() for line in out.splitlines() if line.strip().startswith("Version")), None)
 
 
-def parse_csv(text: str) -> tuple[dict[str, float], int]:
-    """Sum each metric over every kernel of ncu's `--csv` output (one row per kernel and metric); kernels count.
+def parse_kernels(text: str) -> list[dict]:
+    """Each kernel of ncu's `--csv` output (one row per kernel and metric): its name, grid, block and metrics.
 
-    Lines before the header (ncu's ==PROF== messages) are skipped. Values may carry thousands separators; units
-    other than bytes (without `--print-units base`) are converted.
+    Lines before the header (ncu's ==PROF== messages) are skipped. Values may carry thousands separators; byte
+    units other than bytes (without `--print-units base`) are converted; other units (sectors, ns) are kept.
     """
     lines = text.splitlines()
     start = next((n for n, line in enumerate(lines) if '"Metric Name"' in line and '"Metric Value"' in line), None)
     if start is None:
-        return {}, 0
-    rows = csv.DictReader(io.StringIO("\n".join(line for line in lines[start:] if line.startswith('"'))))
-    totals: dict[str, float] = {}
-    kernels = set()
-    for row in rows:
-        name = row["Metric Name"]
-        if name not in METRICS:
+        return []
+    kernels: dict[str, dict] = {}
+    for row in csv.DictReader(io.StringIO("\n".join(line for line in lines[start:] if line.startswith('"')))):
+        kernel = kernels.setdefault(row["ID"], {"name": row["Kernel Name"], "grid": row.get("Grid Size"),
+                                                "block": row.get("Block Size"), "metrics": {}})
+        try:
+            value = float(row["Metric Value"].replace(",", "")) * UNITS.get(row["Metric Unit"], 1)
+        except ValueError:  # a metric ncu could not read ("n/a")
             continue
-        kernels.add(row["ID"])
-        value = float(row["Metric Value"].replace(",", "")) * UNITS[row["Metric Unit"]]
-        totals[METRICS[name]] = totals.get(METRICS[name], 0.0) + value
+        kernel["metrics"][row["Metric Name"]] = value
+    return list(kernels.values())
+
+
+def parse_csv(text: str) -> tuple[dict[str, float], int]:
+    """Each metric of METRICS summed over every kernel (as a Measurement field), and the number of kernels."""
+    kernels = parse_kernels(text)
+    totals: dict[str, float] = {}
+    for kernel in kernels:
+        for name, value in kernel["metrics"].items():
+            if name in METRICS:
+                totals[METRICS[name]] = totals.get(METRICS[name], 0.0) + value
     return totals, len(kernels)
+
+
+# what ncu prints when it cannot profile on this machine at all (no counter permission, a sandbox without the
+# profiler's library): no later call would fare better
+UNUSABLE = ("no_ncu", "not_permitted", "Failed to initialize the profiler", "LibraryNotLoaded")
+
+
+def ncu_unusable(reason: str) -> bool:
+    """Whether a call's failure says that ncu cannot profile anything here, as opposed to this one call failing."""
+    return any(sign in reason for sign in UNUSABLE)
 
 
 def kernels_estimate(impl: str, config: dict) -> int:
@@ -84,8 +112,9 @@ def kernels_estimate(impl: str, config: dict) -> int:
     return 16 * (t_r * t_c // 2 + t_r if config["causal"] else t_r * t_c)
 
 
-def collect(impl: str, config: dict, timeout_s: float = 300) -> Counters:
-    """Profile one call of impl at config (B, H, N, d, dtype, causal, block sizes) under ncu."""
+def collect(impl: str, config: dict, timeout_s: float = 120, metrics: tuple[str, ...] = tuple(METRICS)) -> Counters:
+    """Profile one call of impl at config (B, H, N, d, dtype, causal, block sizes) under ncu: METRICS summed, and
+    each kernel's `metrics` (METRICS by default; one the chip lacks fails the profile, naming it)."""
     ncu = find_ncu()
     if ncu is None:
         return Counters(None, 0, "no_ncu")
@@ -97,7 +126,7 @@ def collect(impl: str, config: dict, timeout_s: float = 300) -> Counters:
     args += ["--causal"] if config["causal"] else []
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "ncu.csv")
-        command = [ncu, "--nvtx", "--nvtx-include", f"{NVTX_RANGE}/", "--metrics", ",".join(METRICS),
+        command = [ncu, "--nvtx", "--nvtx-include", f"{NVTX_RANGE}/", "--metrics", ",".join(metrics),
                    "--cache-control", "all", "--clock-control", "none", "--csv", "--print-units", "base",
                    "--log-file", log, sys.executable, "-m", "sim.gpu.ncu", *args]
         try:
@@ -114,7 +143,8 @@ def collect(impl: str, config: dict, timeout_s: float = 300) -> Counters:
     if done.returncode or not kernels:
         last = [line for line in messages.splitlines() if line.strip()][-3:]
         return Counters(None, 0, f"failed: exit {done.returncode}: {' | '.join(last)[-300:]}")
-    return Counters(values, kernels)
+    return Counters(values, kernels, per_kernel=tuple(parse_kernels(text)))
+
 
 
 def main() -> None:
