@@ -226,3 +226,13 @@ def test_naive_elements_per_head_are_the_closed_form_the_page_explains(causal):
     r = attention_io("naive", N, d, batch_heads=3, dtype_bytes=2, causal=causal, sram_bytes=228 * 1024, n_sm=132,
                      max_events=0)
     assert (r.read_elements_per_head, r.write_elements_per_head) == (3 * N * d + s * N ** 2, s * N ** 2 + N * d)
+
+
+def test_a_library_matmul_re_reads_its_operands_once_per_output_tile():
+    """Q and K (S = QKᵀ) and V (O = PV) pass ⌈N/128⌉ times between L2 and the SMs: the first pass is the model's
+    once-each, the rest are gemm_rereads; a size of one tile re-reads nothing."""
+    from sim.gpu.memsim import GEMM_TILE, gemm_rereads
+
+    assert GEMM_TILE == 128 and gemm_rereads(128, 64, 16, 2) == 0 and gemm_rereads(1, 8, 1, 4) == 0
+    assert gemm_rereads(129, 64, 1, 2) == 3 * 129 * 64 * 2
+    assert gemm_rereads(4096, 64, 16, 2) == 3 * 31 * (4096 * 64 * 2 * 16)  # 31 more passes of Q, K and V (8 MiB each)

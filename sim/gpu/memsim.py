@@ -2,8 +2,8 @@
 
 Counts are exact for the model described here, per (batch, head), for Q, K, V, O of shape (N, d):
 - naive: three kernels, S = Q Kᵀ·scale, P = softmax(S), O = P V; each reads its inputs once from HBM and
-  writes its output once. With an L2 the two matrix products also re-read operand tiles from it, as a library
-  kernel computing its output in GEMM_TILE-square tiles does (HBM bytes unchanged: those re-reads hit L2). Causal adds a
+  writes its output once (an ideal library kernel: real matmuls re-read operand tiles from L2, which
+  `gemm_rereads` counts for the comparison with measured counters). Causal adds a
   fourth between the first two, as sim.gpu.kernels.naive runs it: the mask reads S and writes it back (the N×N
   boolean mask itself, a byte per element read once, is left out).
 - tiled: a hybrid of the two FlashAttention papers. The block sizes follow FlashAttention-1's rule (Dao et al.
@@ -30,7 +30,7 @@ ERROR_CODES = ("sram_too_small", "not_positive", "unknown_algo")
 MAX_EVENTS = 4000  # longest animation the page plays; larger sizes get totals only
 DEFAULT_BLOCK = 64  # block size when no SRAM capacity is given (the kernels' default)
 # output tile of a library matrix product (cuBLAS on an H200 picked 256 × 128 and 64 × 128 to 64 × 512 at these sizes):
-# the naive kernels' operand re-reads from L2 (_replay_naive)
+# the naive kernels' operand re-reads from L2 (gemm_rereads)
 GEMM_TILE = 128
 
 
@@ -306,10 +306,6 @@ def _replay_naive(grid: _Grid, heads: int, dtype_bytes: int, tally: _Tally, flus
     # the cells each row tile changes, for the animation only (T_r × T_c tuples: millions at large N)
     row_cells = [tuple((i, j) for j in range(grid.t_c)) for i in range(grid.t_r)] if tally.want_events else None
     kernels = (("qk", "Q", "S", "K"),) + ((("mask", "S", "S", None),) if grid.causal else ())
-    # a library matrix product computes its output in tiles of GEMM_TILE × GEMM_TILE and reads, for each, the
-    # rows and columns of its operands it needs: Q and K (S = QKᵀ), V (O = PV) are each read ⌈N/GEMM_TILE⌉ times
-    # between L2 and the SMs (after the first, from L2); P, read once, only once
-    rereads = (-(-N // GEMM_TILE) - 1) * N * d * dtype_bytes
     for kernel, inp, out, other in kernels + (("softmax", "S", "P", None), ("pv", "P", "O", "V")):
         width_in = N if inp in "SP" else d  # S and P rows are N wide, Q rows d wide
         width_out = N if out in "SP" else d
@@ -320,8 +316,6 @@ def _replay_naive(grid: _Grid, heads: int, dtype_bytes: int, tally: _Tally, flus
             if other:  # the whole of K (or V) is read once per head
                 for j, size in enumerate(cols):
                     tally.load(kernel, other, (j,), int(size) * d, None, j, h)
-                if tally.lru is not None:  # the tiles' re-reads: K and Q for S = QKᵀ, V for O = PV
-                    tally.l2_reads += rereads * (2 if kernel == "qk" else 1)
             for i, size in enumerate(rows):
                 tally.load(kernel, inp, (i,), int(size) * width_in, i, None, h)
                 tally.note(kernel, "compute", out, i, None, h, cells_of(i), "computed")
@@ -433,6 +427,14 @@ def attention_io(algo: str, N: int, d: int, *, batch_heads: int = 1, dtype_bytes
                     hbm_write_bytes=sum(writes.values()), l2_read_bytes=l2_read, hbm_read_by_tensor=reads,
                     hbm_write_by_tensor=writes, sram_bytes_needed=sram_needed, flops=flops * batch_heads,
                     l2_bytes=l2_bytes, n_sm=n_sm, events_total=events_total, events=events)
+
+
+def gemm_rereads(N: int, d: int, batch_heads: int, dtype_bytes: int) -> int:
+    """Bytes the naive kernels' two matrix products read from L2 beyond the model's once-each: a library kernel
+    computes its output in GEMM_TILE-square tiles and reads, for each, the operand rows and columns it needs, so
+    Q and K (S = QKᵀ) and V (O = PV) each pass ⌈N/GEMM_TILE⌉ times between L2 and the SMs; P, a whole row block
+    per tile, once. All hits in L2: no HBM bytes."""
+    return 3 * (-(-N // GEMM_TILE) - 1) * N * d * dtype_bytes * batch_heads
 
 
 def replay_cost(algo: str, N: int, batch_heads: int, block_m: int, block_n: int, n_sm: int) -> int:
