@@ -28,6 +28,31 @@ def no_exception(page) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+def page_state(page) -> dict:
+    """What a failed wait reports: the live views' counters, the buttons on screen, the views' steps and status."""
+    return page.evaluate("""() => ({
+        live: {...(window.__mlsimLive || {})},
+        buttons: [...document.querySelectorAll('button')].filter((b) => b.offsetParent).map((b) => b.innerText.trim())
+                 .filter((t) => t && t.length < 40),
+        steps: [...document.querySelectorAll('[data-live-step]')].map((e) => e.dataset.liveStep),
+        status: [...document.querySelectorAll('.lp-caption, .lv-status')].map((e) => e.className),
+        stale: document.querySelectorAll('[data-stale="true"]').length,
+        running: !!document.querySelector('[data-testid="stStatusWidget"]'),
+    })""")
+
+
+def wait_live(page, condition: str, arg=None, timeout_ms: float = 30_000, what: str = "") -> None:
+    """page.wait_for_function(condition, arg), failing with the page's state (page_state) instead of a bare
+    timeout: a live view that missed an update says what it showed and which buttons were there."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(condition, arg=arg, timeout=timeout_ms)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{what or condition} (arg {arg}) not within {timeout_ms / 1000:.0f} s: "
+                             f"{page_state(page)}") from None
+
+
 def live_stats(page) -> dict:
     """The canvas components' counters (ui/live_common.js): updates, frames drawn, the last epoch shown."""
     return page.evaluate("() => ({...(window.__mlsimLive || {})})")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import no_exception, open_page, pause_stops, pixels, trains_on_screen
+from browsertools import no_exception, open_page, pause_stops, pixels, trains_on_screen, wait_live
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -30,9 +30,9 @@ def test_the_pipeline_plays_pauses_steps_and_resets(server, page):
     trains_on_screen(page, panel, change=0.02)
     stopped = pause_stops(page, page.get_by_role("button", name=re.compile(EN["asst.pipe.pause"])).first)
     press(page, EN["asst.pipe.step"].split("(")[0].strip())
-    page.wait_for_function("s => (window.__mlsimLive || {}).epoch === s + 100", arg=stopped, timeout=30_000)
+    wait_live(page, "s => (window.__mlsimLive || {}).epoch === s + 100", stopped, 30_000, "Step moves on 100 steps")
     press(page, EN["asst.pipe.reset"])
-    page.wait_for_function("() => (window.__mlsimLive || {}).epoch === 0", timeout=30_000)
+    wait_live(page, "() => (window.__mlsimLive || {}).epoch === 0", None, 30_000, "Reset goes back to step 0")
 
     def back_at_the_start():
         assert np.abs(pixels(panel) - start).mean() < 0.5

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from waits import eventually
 
-from browsertools import live_stats, no_exception, open_page, pause_stops, pixels, trains_on_screen
+from browsertools import live_stats, no_exception, open_page, pause_stops, pixels, trains_on_screen, wait_live
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -32,7 +32,7 @@ def test_the_training_plays_pauses_steps_and_resets(server, page):
     trains_on_screen(page, panel, change=0.02, timeout=90)
     stopped = pause_stops(page, page.get_by_role("button", name=EN["asst.data.pause"], exact=True).first)
     press(page, EN["asst.data.step"].format(n=2))
-    page.wait_for_function("s => (window.__mlsimLive || {}).epoch > s", arg=stopped, timeout=60_000)
+    wait_live(page, "s => (window.__mlsimLive || {}).epoch > s", stopped, 60_000, "Step moves on")
     stepped = live_stats(page)["epoch"]
     assert stepped - stopped == 2, (stopped, stepped)
     page.wait_for_timeout(1500)

@@ -2,8 +2,9 @@
 
 (Type sizes, hidden controls and space Play/Pause are in tests/test_classroom_browser.py.)"""
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
-from browsertools import open_page
+from browsertools import open_page, page_state, wait_live
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -43,6 +44,9 @@ def test_controls_fold_as_blocks_and_arrow_steps_and_r_resets(server, page):
     page.keyboard.press(" ")  # space runs ...
     page.wait_for_function(f"() => {EPOCH} > {stepped}", timeout=20_000)
     page.keyboard.press("r")  # ... and r resets, from a run too
-    page.wait_for_function(f"() => {EPOCH} == 0", timeout=20_000)
-    play.first.wait_for(timeout=20_000)
+    wait_live(page, f"() => {EPOCH} == 0", None, 20_000, "r resets")
+    try:
+        play.first.wait_for(timeout=20_000)
+    except PlaywrightError:
+        raise AssertionError(f"Play is back after r: {page_state(page)}") from None
     assert page.locator('[data-testid="stException"]').count() == 0
