@@ -35,14 +35,15 @@ PATH = "/_mlsim/live"  # the socket's route (Streamlit reserves /_stcore/, /medi
 PROTOCOL = "mlsim.live"  # the subprotocol the browser asks for; the token is the second one it offers
 BROWSER_COOKIE = "mlsim_browser"
 TTL_S = 120.0  # a token nobody used (rendered or read) for this long is gone
-MAX_MESSAGE = 64  # bytes a browser's message may have ("next")
+MAX_MESSAGE = 64  # bytes a browser's message may have ("next", or "shows <run> <step> <status>")
+STATUSES = ("playing", "paused", "stopped")
 _served = False  # whether this process serves the route (app.py's st.App); AppTest and a bare script do not
 
 
 class Feed(Protocol):
     """What a channel serves (ui.live_run): the next update of a live view, as the component's data."""
 
-    def update(self) -> dict: ...
+    def update(self, shown: tuple[int, int, str] | None = None) -> dict: ...
 
 
 @dataclass
@@ -160,7 +161,8 @@ def check(headers: dict[str, str], registry: Registry = REGISTRY) -> Channel | N
 
 
 async def live_socket(websocket) -> None:
-    """The route: refuses (HTTP 403) what `check` refuses; then answers each "next" with the feed's next update."""
+    """The route: refuses (HTTP 403) what `check` refuses; then answers each "next" with the feed's next update, and
+    each "shows ..." (parse_shown) with that, or with {"idle": true} when the view already shows where its run is."""
     from anyio import CapacityLimiter, to_thread
     from starlette.websockets import WebSocketDisconnect
 
@@ -172,13 +174,26 @@ async def live_socket(websocket) -> None:
     try:
         while True:
             msg = await websocket.receive_text()
-            if len(msg) > MAX_MESSAGE or msg != "next" or not REGISTRY.touch(ch):
+            shown = parse_shown(msg)
+            if len(msg) > MAX_MESSAGE or (msg != "next" and shown is None) or not REGISTRY.touch(ch):
                 break  # not ours to answer, or its token was revoked (a new run) or expired
-            data = await to_thread.run_sync(ch.feed.update, limiter=_limiter(CapacityLimiter))
+            data = await to_thread.run_sync(ch.feed.update, shown, limiter=_limiter(CapacityLimiter))
             await websocket.send_text(to_json(data))
         await websocket.close(code=1000)
     except (WebSocketDisconnect, OSError):  # the browser went (uvicorn's ClientDisconnected is an OSError)
         return
+
+
+def parse_shown(msg: str) -> tuple[int, int, str] | None:
+    """A view that is not playing says what it shows: "shows <run> <step> <status>" (run and step "-" before its
+    first frame, which no cursor matches); None for anything else."""
+    parts = msg.split(" ")
+    if len(parts) != 4 or parts[0] != "shows" or parts[3] not in STATUSES:
+        return None
+    try:
+        return tuple(-1 if p == "-" else int(p) for p in parts[1:3]) + (parts[3],)
+    except ValueError:
+        return None
 
 
 def to_json(data) -> str:

@@ -13,6 +13,7 @@ from server.live_channel import (
     check,
     cookie,
     offered_token,
+    parse_shown,
     same_origin,
     to_json,
 )
@@ -173,3 +174,30 @@ def test_a_run_that_stops_by_itself_tells_the_browser_to_rerun_the_page():
     assert data["status"] == "stopped" and data["rerun"] and data["frames"][-1]["step"] == 5
     assert not feed.update()["rerun"]  # once
     feed.cursor.runs.scheduler.close()
+
+
+def test_a_view_not_playing_that_shows_where_its_run_is_gets_idle_and_one_behind_gets_the_move():
+    """The browser of a paused view says what it shows ("shows run step status"); a move it missed (a Step whose
+    page rerun never arrived) comes back as an update when it says so twice, anything else as {"idle": true}."""
+    feed, shown = walk_feed()
+    cursor = feed.cursor
+    first = feed.update()
+    at = (first["frames"][-1]["run"], first["frames"][-1]["step"], first["status"])
+    assert at == (cursor.serial, 0, "paused") and feed.update(at) == {"idle": True, "rerun": False}
+    cursor.step_once()  # the click's callback ran; its page rerun is what the browser missed
+    assert feed.update(at) == {"idle": True, "rerun": False}  # behind once: the page's rerun may be on its way
+    missed = feed.update(at)  # behind twice: it was lost
+    assert missed["status"] == "paused" and missed["frames"][-1]["step"] == cursor.pos > 0
+    assert feed.update((cursor.serial, cursor.pos, "paused")) == {"idle": True, "rerun": False}
+    assert feed.update((cursor.serial, cursor.pos, "playing"))["idle"]  # it shows another status: once idle,
+    assert "frames" in feed.update((cursor.serial, cursor.pos, "playing"))  # then the update
+    cursor.play()
+    assert "frames" in feed.update((cursor.serial, cursor.pos, "playing"))  # playing: always the next frames
+    cursor.runs.scheduler.close()
+
+
+def test_what_a_view_says_it_shows_is_read_strictly():
+    assert parse_shown("shows 3 120 paused") == (3, 120, "paused")
+    assert parse_shown("shows - - stopped") == (-1, -1, "stopped")
+    for bad in ("next", "shows 3 120", "shows 3 120 paused x", "shows a 1 paused", "shows 1 1 dancing", "", "shows"):
+        assert parse_shown(bad) is None, bad

@@ -230,9 +230,10 @@ function play(S, data, drawFrame) {
     S.queue.push(...fresh);
     STATS.received += fresh.length;
     if (S.queue.length > 8) STATS.dropped += S.queue.splice(0, S.queue.length - 3).length;
-    S.wantMore = data.status === 'playing';
+    S.wantMore = data.status === 'playing'; S.status = data.status;
     if (!S.wantMore) STATS.dropped += S.queue.splice(0, S.queue.length - 1).length;
     else requestAnimationFrame(() => ask(S, data.seq));
+    askWhenIdle(S);
   }
   // the loop runs only while frames wait: an empty queue ends it (a paused or idle view asks the browser for no
   // animation frames at all), and the next update starts it again
@@ -262,6 +263,37 @@ function play(S, data, drawFrame) {
 // the old one is gone).
 const CHANNEL_PROTOCOL = 'mlsim.live';
 const ASK_AGAIN_MS = 5000;  // an answer this late is taken as lost: ask again
+// A view that is not playing tells its channel this often what it shows ("shows <run> <step> <status>"), and gets
+// its run's update if that moved without it (a click's page rerun that never arrived: said twice in a row), else
+// {idle: true}. Without a channel it does not ask.
+const IDLE_ASK_MS = 2000;
+// A move the channel brought while the page showed another status: the page missed a rerun, and its buttons and
+// messages are rerun (the view's fragment) unless the page's own rerun brings them within this time.
+const PAGE_CATCH_UP_MS = 3000;
+
+function askWhenIdle(S) {
+  clearTimeout(S.idleTimer);
+  if (S.wantMore) return;
+  S.idleTimer = setTimeout(() => {
+    if (S.wantMore || !S.root.isConnected) return;
+    const ws = S.ws, now = performance.now();
+    if (ws && ws.readyState === WebSocket.OPEN && (!S.waiting || now - S.askedAt > ASK_AGAIN_MS)) {
+      S.waiting = true; S.askedAt = now;
+      const shown = (x) => (x === undefined ? '-' : x);
+      ws.send(`shows ${shown(S.lastRun)} ${shown(S.lastN)} ${S.status}`);
+    } else askWhenIdle(S);
+  }, IDLE_ASK_MS);
+}
+
+// the channel brought an update the page's own rerun did not: rerun the view's fragment if the page still shows
+// another status after a moment (its own rerun may be on its way)
+function pageFollows(S, data) {
+  if (data.status === S.pageStatus) return;
+  const seq = S.pageSeq;
+  setTimeout(() => {
+    if (S.pageSeq === seq && data.status !== S.pageStatus) S.component.setTriggerValue('pull', data.seq);
+  }, PAGE_CATCH_UP_MS);
+}
 
 function ask(S, seq) {
   const ws = S.ws;
@@ -286,10 +318,13 @@ function connect(S, channel) {
     if (S.wantMore) ask(S, S.seq);
   };
   ws.onmessage = (ev) => {
-    S.waiting = false; STATS.channelUpdates = (STATS.channelUpdates || 0) + 1;
+    S.waiting = false;
     const data = JSON.parse(ev.data);
+    if (data.idle) { askWhenIdle(S); return; }
+    STATS.channelUpdates = (STATS.channelUpdates || 0) + 1;
     S.render(S, data);
     if (data.rerun) S.component.setTriggerValue('pull', data.seq);  // it stopped by itself: the page follows
+    else pageFollows(S, data);
   };
   ws.onclose = () => {
     if (S.ws !== ws) return;
@@ -306,10 +341,12 @@ function liveComponent(component, setup, render) {
   const { data, parentElement } = component;
   const S = parentElement.__live || (parentElement.__live = setup(parentElement));
   S.component = component; S.render = render;
+  S.pageStatus = data.status; S.pageSeq = data.seq;  // what the page's own rerun shows (pageFollows)
   render(S, data);
   connect(S, data.channel);
+  askWhenIdle(S);
   return () => {
-    cancelAnimationFrame(S.raf); S.raf = 0;
+    cancelAnimationFrame(S.raf); S.raf = 0; clearTimeout(S.idleTimer);
     setTimeout(() => { if (S.ws && !S.root.isConnected) { S.ws.close(); S.ws = null; } }, 1000);  // unmounted
   };
 }

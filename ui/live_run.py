@@ -51,6 +51,7 @@ class Feed:
         self.seen: tuple[int | None, int] = (None, -1)  # (cursor serial, step) of the newest frame sent
         self.show: Show | None = None  # the lab's, from the newest render
         self.ctx = None  # the session's script context, from the newest render
+        self.behind: tuple | None = None  # what a view not playing said it shows, behind its cursor (update)
 
     def frames(self) -> tuple[list[dict], int, str]:
         """The frames since the newest sent (while playing, after a short wait for more), each with its "step", "run"
@@ -60,14 +61,30 @@ class Feed:
         got = cursor.frames(after=seen if run == cursor.serial else -1, timeout=WAIT_S if cursor.playing else 0.0)
         self.seen = (cursor.serial, got[-1][0])
         frames = [{**f, "step": s, "run": cursor.serial, "n": s} for s, f in got]
-        return frames, next(_SEQ), "stopped" if cursor.stopped else "playing" if cursor.playing else "paused"
+        return frames, next(_SEQ), self.status()
 
-    def update(self) -> dict:
-        """The channel's next update: the data show() gives the view's component. Called on a server thread, with a
-        copy of the session's script context attached for the call (_reader), so that show() reads and keeps the
-        session's state and language as in a rerun (it mounts the component and nothing else; ui.components.mounting
-        captures the data)."""
+    def status(self) -> str:
+        cursor = self.cursor
+        return "stopped" if cursor.stopped else "playing" if cursor.playing else "paused"
+
+    def update(self, shown: tuple[int, int, str] | None = None) -> dict:
+        """The channel's next update: the data show() gives the view's component; or {"idle": True} when the view
+        says what it `shown` (run, step, status) and that is where its cursor is, not playing. A view that is not
+        playing asks so now and then, and gets a move whose page rerun never reached the browser (the browser
+        tests saw a Step's frame never come, under load) when it says the same behind twice in a row: once, the
+        page's own rerun may still be on its way.
+
+        Called on a server thread, with a copy of the session's script context attached for the call (_reader), so
+        that show() reads and keeps the session's state and language as in a rerun (it mounts the component and
+        nothing else; ui.components.mounting captures the data)."""
         with self.lock:  # the cursor only: a button's callback holds the session's state while it waits for this
+            cursor = self.cursor
+            if shown is not None and not cursor.playing:
+                if shown == (cursor.serial, cursor.pos, self.status()) or shown != self.behind:
+                    # where the run is, or behind for the first time: the page's own rerun may be on its way
+                    self.behind = None if shown == (cursor.serial, cursor.pos, self.status()) else shown
+                    return {"idle": True, "rerun": False}
+                self.behind = None  # behind twice in a row, IDLE_ASK_MS apart: its page rerun did not come
             was_playing = self.cursor.playing
             frames, seq, status = self.frames()
             stopped = was_playing and not self.cursor.playing

@@ -44,14 +44,13 @@ def simulated_io(algo: str, c: dict, l2_bytes: int | None, n_sm: int | None) -> 
               "causal": c["causal"], "block_m": c.get("block_m"), "block_n": c.get("block_n"), "max_events": 0}
     two = attention_io(algo, c["N"], c["d"], **common)
     # L2 emptied at each kernel's start, as ncu's --cache-control all does for the measured kernels
-    three = attention_io(algo, c["N"], c["d"], **common, l2_bytes=l2_bytes and l2_bytes // L2_HALVES, n_sm=n_sm,
-                         l2_flush_per_kernel=True)
+    held = l2_bytes and l2_bytes // L2_HALVES
+    three = attention_io(algo, c["N"], c["d"], **common, l2_bytes=held, n_sm=n_sm, l2_flush_per_kernel=True)
     rereads = gemm_rereads(c["N"], c["d"], c["B"] * c["H"], DTYPE_BYTES[c["dtype"]]) if algo == "naive" else 0
     return {"source": "simulated · IO model", "hbm_read_bytes": two.hbm_read_bytes,
             "hbm_write_bytes": two.hbm_write_bytes, "l2_model": {
-                "l2_bytes": l2_bytes and l2_bytes // L2_HALVES, "device_l2_bytes": l2_bytes, "n_sm": n_sm,
-                "hbm_read_bytes": three.hbm_read_bytes,
-                "hbm_write_bytes": three.hbm_write_bytes,
+                "l2_bytes": held, "device_l2_bytes": l2_bytes, "n_sm": n_sm,
+                "hbm_read_bytes": three.hbm_read_bytes, "hbm_write_bytes": three.hbm_write_bytes,
                 # reads served (with a library matmul's tile re-reads) + every byte written
                 "l2_traffic_bytes": three.l2_read_bytes + rereads + two.hbm_write_bytes}}
 

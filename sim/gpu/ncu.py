@@ -85,13 +85,17 @@ def parse_kernels(text: str) -> list[dict]:
 
 def parse_csv(text: str) -> tuple[dict[str, float], int]:
     """Each metric of METRICS summed over every kernel (as a Measurement field), and the number of kernels."""
-    kernels = parse_kernels(text)
-    totals: dict[str, float] = {}
+    return totals(parse_kernels(text))
+
+
+def totals(kernels: list[dict]) -> tuple[dict[str, float], int]:
+    """parse_kernels' kernels summed as Measurement fields (METRICS), and their number."""
+    summed: dict[str, float] = {}
     for kernel in kernels:
         for name, value in kernel["metrics"].items():
             if name in METRICS:
-                totals[METRICS[name]] = totals.get(METRICS[name], 0.0) + value
-    return totals, len(kernels)
+                summed[METRICS[name]] = summed.get(METRICS[name], 0.0) + value
+    return summed, len(kernels)
 
 
 # what ncu prints when it cannot profile on this machine at all (no counter permission, a sandbox without the
@@ -139,12 +143,12 @@ def collect(impl: str, config: dict, timeout_s: float = 120, metrics: tuple[str,
     messages = text + done.stdout + done.stderr
     if "ERR_NVGPUCTRPERM" in messages:
         return Counters(None, 0, "not_permitted")
-    values, kernels = parse_csv(text)
+    per_kernel = parse_kernels(text)
+    values, kernels = totals(per_kernel)
     if done.returncode or not kernels:
         last = [line for line in messages.splitlines() if line.strip()][-3:]
         return Counters(None, 0, f"failed: exit {done.returncode}: {' | '.join(last)[-300:]}")
-    return Counters(values, kernels, per_kernel=tuple(parse_kernels(text)))
-
+    return Counters(values, kernels, per_kernel=tuple(per_kernel))
 
 
 def main() -> None:
