@@ -164,8 +164,8 @@ class _LRU:
         self.on_evict_dirty = lambda key, size: None
 
     def access(self, key: tuple, size: int, write: bool = False) -> bool:
-        """Touch a tile (read, or write-allocate); True on a hit. False for a write too large to stay: it streams
-        through to HBM."""
+        """Touch a tile (read, or write-allocate: a written tile is dirty); True on a hit. A tile larger than the
+        cache streams through it."""
         hit = key in self.tiles
         if hit:
             self.tiles.move_to_end(key)
