@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import no_exception, open_page, pause_stops, pixels, trains_on_screen, wait_live
+from browsertools import no_exception, open_page, page_idle, pause_stops, pixels, trains_on_screen, wait_live
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -31,6 +31,7 @@ def test_the_pipeline_plays_pauses_steps_and_resets(server, page):
     stopped = pause_stops(page, page.get_by_role("button", name=re.compile(EN["asst.pipe.pause"])).first)
     press(page, EN["asst.pipe.step"].split("(")[0].strip())
     wait_live(page, "s => (window.__mlsimLive || {}).epoch === s + 100", stopped, 30_000, "Step moves on 100 steps")
+    page_idle(page)
     press(page, EN["asst.pipe.reset"])
     wait_live(page, "() => (window.__mlsimLive || {}).epoch === 0", None, 30_000, "Reset goes back to step 0")
 

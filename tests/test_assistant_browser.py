@@ -9,7 +9,16 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from waits import eventually
 
-from browsertools import live_stats, no_exception, open_page, pause_stops, pixels, trains_on_screen, wait_live
+from browsertools import (
+    live_stats,
+    no_exception,
+    open_page,
+    page_idle,
+    pause_stops,
+    pixels,
+    trains_on_screen,
+    wait_live,
+)
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -35,7 +44,7 @@ def test_the_training_plays_pauses_steps_and_resets(server, page):
     wait_live(page, "s => (window.__mlsimLive || {}).epoch > s", stopped, 60_000, "Step moves on")
     stepped = live_stats(page)["epoch"]
     assert stepped - stopped == 2, (stopped, stepped)
-    page.wait_for_timeout(1500)
+    page_idle(page)
     press(page, EN["asst.data.reset"])
     try:
         page.wait_for_function("() => (window.__mlsimLive || {}).epoch === 0", timeout=60_000)
