@@ -53,9 +53,11 @@ def quiet() -> None:
             logging.getLogger(name).setLevel(logging.ERROR)
 
 
-class Student(threading.Thread):
+class Student:
+    """One student's AppTest session, polling the class on a thread of its own (start, then stop.set and join)."""
+
     def __init__(self, code: str, key: str, rng: random.Random):
-        super().__init__(daemon=True)
+        self.thread = threading.Thread(target=self.poll_class, daemon=True)
         self.at = open_app("en")
         self.at.query_params["class"] = code
         self.at.run()  # joins, and follows the teacher onto the lab
@@ -64,7 +66,7 @@ class Student(threading.Thread):
         self.done: dict[int, tuple] = {}  # version -> (time its page showed it, the value shown, the page run's s)
         self.stop = threading.Event()
 
-    def run(self) -> None:
+    def poll_class(self) -> None:
         start = time.time() + self.phase
         tick = 0
         while not self.stop.is_set():
@@ -88,13 +90,13 @@ def students_in_process(code: str, key: str, n: int, seed: int, ready, stop, res
     rng = random.Random(seed)
     students = [Student(code, key, rng) for _ in range(n)]
     for s in students:
-        s.start()
+        s.thread.start()
     ready.put(n)
     stop.wait()
     for s in students:
         s.stop.set()
     for s in students:
-        s.join(2 * classroom.POLL_S + 5)
+        s.thread.join(2 * classroom.POLL_S + 5)
     results.put([s.done for s in students])
 
 
