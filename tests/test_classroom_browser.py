@@ -102,7 +102,8 @@ def test_student_follows_the_teacher_and_a_forged_secret_changes_nothing(class_s
                           f"&_cls.secret=x&teacher=1&activation=sigmoid")
         forger.get_by_text(EN["cls.title"]).first.wait_for(timeout=60_000)
         query_has(forger, "activation=linear", 15_000)  # it follows the class, like any student
-        # its own change shows in its own URL (chosen again if a follow rerun, still drawing, swallowed the pick)
+        # its own change shows in its own URL: chosen again if it fell into one of the follow poll's runs (every
+        # 0.5 s, so browsertools.page_idle cannot wait them out), where a click can be lost
         for attempt in range(3):
             choose(forger, "cls.activation", EN["cls.activation.relu"])
             try:

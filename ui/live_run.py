@@ -68,11 +68,10 @@ class Feed:
         return "stopped" if cursor.stopped else "playing" if cursor.playing else "paused"
 
     def update(self, shown: tuple[int, int, str] | None = None) -> dict:
-        """The channel's next update: the data show() gives the view's component; or {"idle": True} when the view
-        says what it `shown` (run, step, status) and that is where its cursor is, not playing. A view that is not
-        playing asks so now and then, and gets a move whose page rerun never reached the browser (the browser
-        tests saw a Step's frame never come, under load) when it says the same behind twice in a row: once, the
-        page's own rerun may still be on its way.
+        """The channel's next update: the data show() gives the view's component; or {"idle": True} when a view
+        that is not playing says what it shows (`shown`: run, step, status) and that is where its cursor is. Such
+        a view asks now and then, and gets a move whose page rerun never reached the browser once it says the same
+        thing behind twice in a row (once, the page's own rerun may still be on its way).
 
         Called on a server thread, with a copy of the session's script context attached for the call (_reader), so
         that show() reads and keeps the session's state and language as in a rerun (it mounts the component and
@@ -80,12 +79,12 @@ class Feed:
         with self.lock:  # the cursor only: a button's callback holds the session's state while it waits for this
             cursor = self.cursor
             if shown is not None and not cursor.playing:
-                if shown == (cursor.serial, cursor.pos, self.status()) or shown != self.behind:
-                    # where the run is, or behind for the first time: the page's own rerun may be on its way
-                    self.behind = None if shown == (cursor.serial, cursor.pos, self.status()) else shown
+                at = shown == (cursor.serial, cursor.pos, self.status())
+                if at or shown != self.behind:  # where the run is, or behind for the first time
+                    self.behind = None if at else shown
                     return {"idle": True, "rerun": False}
                 self.behind = None  # behind twice in a row, IDLE_ASK_MS apart: its page rerun did not come
-            was_playing = self.cursor.playing
+            was_playing = cursor.playing
             frames, seq, status = self.frames()
             stopped = was_playing and not self.cursor.playing
             show, ctx = self.show, self.ctx
