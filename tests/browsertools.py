@@ -1,6 +1,8 @@
 """Helpers of the headless-Chromium tests: open a page and wait for it, read a canvas's pixels, and the checks every
 live run shares (it trains on screen; Pause stops it)."""
 import io
+import time
+import warnings
 
 import numpy as np
 from PIL import Image
@@ -12,7 +14,57 @@ from ui.live_run import POLL_S
 PAUSED = ".lp-caption.paused, .lv-status.paused"
 
 
+STREAM = "/_stcore/stream"  # the page's socket to its Streamlit session (a press is a message sent on it)
+_sent: dict[int, list[int]] = {}  # id(page) -> [messages the page has sent on it]
+
+
+def watch_sends(page) -> None:
+    """Count the messages `page` sends to its Streamlit session from now on (sent); once per page."""
+    if id(page) in _sent:
+        return
+    count = _sent[id(page)] = [0]
+
+    def on_socket(ws):
+        if STREAM in ws.url:
+            ws.on("framesent", lambda _payload: count.__setitem__(0, count[0] + 1))
+
+    page.on("websocket", on_socket)
+    page.on("close", lambda _page: _sent.pop(id(page), None))
+
+
+def sent(page) -> int:
+    return _sent[id(page)][0]
+
+
+def press(page, act, what: str, tries: int = 3, told_s: float = 8.0) -> None:
+    """act() (a click or a key on `page`), again only if the page sent its session nothing within told_s: then the
+    app never heard of the press (a click whose mouse-down and mouse-up fall on an element that a delta redraws in
+    between makes no click event), as a person would press again. A press the page did send is never repeated (with
+    the server logging every rerun request, all 243 presses of live buttons a browser lane sent reached their
+    callbacks). Fails, saying so, when none of `tries` reached the session."""
+    if id(page) not in _sent:  # not opened by open_page: its socket is not watched
+        act()
+        return
+    for i in range(tries):
+        before = sent(page)
+        act()
+        deadline = time.monotonic() + told_s
+        while time.monotonic() < deadline:
+            if sent(page) > before:
+                if i:  # in the run's warnings summary: how often this happens
+                    warnings.warn(f"{what}: the app was told on press {i + 1}", stacklevel=2)
+                return
+            page.wait_for_timeout(50)
+    raise AssertionError(f"{what}: pressed {tries} times, none reached the app: {page_state(page)}")
+
+
+def click(page, locator, what: str = "") -> None:
+    """locator.click(), through press()."""
+    press(page, locator.click, what or f"click on {locator}")
+
+
 def open_page(page, url: str) -> None:
+    watch_sends(page)
     page.goto(url)
     page.wait_for_selector('[data-testid="stApp"]')
     page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stElementContainer\"]').length > 3",
@@ -80,7 +132,7 @@ def trains_on_screen(page, panel, change: float = 0.05, timeout: float = 60.0) -
 
 def pause_stops(page, pause) -> int:
     """Press `pause`: the live view says it is paused and shows no later epoch; returns the epoch it stopped at."""
-    pause.click()
+    click(page, pause, "Pause")
     page.wait_for_selector(PAUSED, timeout=30_000)
     page_idle(page)  # the run Pause started is over: the next click is not lost
     # a paused view is sent nothing more; one that still reran on its safety-net timer (POLL_S) would show a

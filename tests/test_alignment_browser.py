@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import no_exception, open_page, page_idle, pause_stops, pixels, trains_on_screen, wait_live
+from browsertools import click, no_exception, open_page, page_idle, pause_stops, pixels, trains_on_screen, wait_live
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -16,7 +16,7 @@ PANEL = '[data-testid="live-panel-0"]'  # the losses
 
 
 def press(page, label: str) -> None:
-    page.get_by_role("button", name=re.compile(re.escape(label))).first.click()
+    click(page, page.get_by_role("button", name=re.compile(re.escape(label))).first)
 
 
 def test_the_pipeline_plays_pauses_steps_and_resets(server, page):

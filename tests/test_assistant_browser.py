@@ -10,6 +10,7 @@ from playwright.sync_api import Error as PlaywrightError
 from waits import eventually
 
 from browsertools import (
+    click,
     live_stats,
     no_exception,
     open_page,
@@ -27,7 +28,7 @@ PANEL = '[data-testid="live-panel-0"]'  # the model trained on the raw corpus
 
 
 def press(page, label: str) -> None:
-    page.get_by_role("button", name=label, exact=True).first.click()  # exact: not Plotly's "Reset axes"
+    click(page, page.get_by_role("button", name=label, exact=True).first)  # exact: not Plotly's "Reset axes"
 
 
 def test_the_training_plays_pauses_steps_and_resets(server, page):
@@ -94,7 +95,7 @@ def test_switching_a_step_off_changes_the_table_in_chinese(server, page):
     page.wait_for_timeout(1000)
     table = page.locator('[data-testid="stDataFrame"]').first
     before = pixels(table)
-    page.get_by_role("button", name=ZH["asst.d_steps.near"]).first.click()
+    click(page, page.get_by_role("button", name=ZH["asst.d_steps.near"]).first)
 
     def changed():
         now = pixels(page.locator('[data-testid="stDataFrame"]').first)

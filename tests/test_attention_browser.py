@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import no_exception, open_page, pause_stops, pixels, trains_on_screen
+from browsertools import click, no_exception, open_page, pause_stops, pixels, trains_on_screen
 from sim.plots.attention import MASKED_COLOR
 from sim.plots.palette import rgb
 from ui.i18n import catalogue
@@ -33,7 +33,7 @@ def test_pipeline_heatmaps_are_drawn_with_masked_cells(server, page):
 def test_tiny_transformer_trains_and_its_maps_move(server, page):
     open_page(page, f"{server}/attention?lang=en&section=train&speed=2")
     page.wait_for_selector('[data-testid="live-panel-1"]', timeout=60_000)
-    page.get_by_role("button", name=re.compile(EN["att.play"])).click()
+    click(page, page.get_by_role("button", name=re.compile(EN["att.play"])))
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 10", timeout=60_000)
     trains_on_screen(page, page.locator('[data-testid="live-panel-1"]'))  # the attention map changes
     pause_stops(page, page.get_by_role("button", name=re.compile(EN["att.pause"])))

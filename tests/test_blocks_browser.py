@@ -5,7 +5,7 @@ import re
 import pytest
 from waits import eventually
 
-from browsertools import no_exception, open_page, pause_stops, pixels, trains_on_screen
+from browsertools import click, no_exception, open_page, pause_stops, pixels, trains_on_screen
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -37,7 +37,7 @@ def test_live_runs_move(server, page, section, lang):
     extra = "&r_layers=4&r_width=16" if section == "residual" else "&m_speed=5"
     open_page(page, f"{server}/blocks?lang={lang}&section={section}{extra}")
     page.wait_for_selector('[data-testid="live-panel-0"]', timeout=60_000)
-    page.get_by_role("button", name=re.compile(cat["blk.play"])).click()
+    click(page, page.get_by_role("button", name=re.compile(cat["blk.play"])))
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 10", timeout=60_000)
     trains_on_screen(page, page.locator('[data-testid="live-panel-1"]'))  # the second panel changes
     pause_stops(page, page.get_by_role("button", name=re.compile(cat["blk.pause"])))

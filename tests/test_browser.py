@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import no_exception, open_page, pause_stops, pixels, trains_on_screen
+from browsertools import click, no_exception, open_page, pause_stops, pixels, trains_on_screen
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -44,7 +44,7 @@ def test_boundary_is_drawn_and_moves_while_training(server, page):
     eventually(both_classes_drawn)
     no_exception(page)
 
-    page.get_by_role("button", name=re.compile(EN["cls.play"])).click()
+    click(page, page.get_by_role("button", name=re.compile(EN["cls.play"])))
     page.wait_for_function("() => /[1-9]/.test(document.querySelector('.lv-epoch').textContent)", timeout=30_000)
     first_epoch = epoch(page)
     trains_on_screen(page, boundary)

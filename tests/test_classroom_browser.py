@@ -94,7 +94,9 @@ def test_student_follows_the_teacher_and_a_forged_secret_changes_nothing(class_s
             print("RECORD", class_record(r, code), student.url)
             raise
         followed = time.time() - t0
-        student.get_by_text(EN["cls.activation.linear"]).first.wait_for(timeout=10_000)
+        student.wait_for_function(  # the selectbox shows it (its input's value)
+            "v => (document.querySelector('.st-key-cls-activation input') || {}).value === v",
+            arg=EN["cls.activation.linear"], timeout=30_000)
         no_exception(student)
         # a student's URL with a forged secret (and its own settings) joins as a student, nothing more
         v = class_record(r, code)["v"]

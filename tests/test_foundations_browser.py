@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from waits import eventually
 
-from browsertools import no_exception, open_page, pixels
+from browsertools import click, no_exception, open_page, pixels
 from sim.linalg.vectors import analyse
 from sim.plots.palette import BLUE, GOOD, INK, NEUTRAL, ORANGE, rgb, tint
 from ui.i18n import catalogue
@@ -40,7 +40,7 @@ def colour_share(page, colour: str, least: float) -> np.ndarray:
 
 
 def press(page, text: str) -> None:
-    page.get_by_role("button", name=text).first.click()
+    click(page, page.get_by_role("button", name=text).first)
 
 
 def test_the_graph_fills_in_as_the_passes_are_stepped(server, page):

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from waits import eventually
 
-from browsertools import live_stats, no_exception, open_page, pause_stops, pixels, trains_on_screen
+from browsertools import click, live_stats, no_exception, open_page, pause_stops, pixels, trains_on_screen
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -17,7 +17,7 @@ PANEL = '[data-testid="live-panel-0"]'  # the vectors' projection
 
 
 def press(page, label: str) -> None:
-    page.get_by_role("button", name=re.compile(re.escape(label))).first.click()
+    click(page, page.get_by_role("button", name=re.compile(re.escape(label))).first)
 
 
 def plotly(page, i: int = 0):

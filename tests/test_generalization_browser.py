@@ -8,7 +8,7 @@ from PIL import Image
 from test_browser import canvas_pixels
 from waits import eventually
 
-from browsertools import no_exception, open_page, pause_stops, trains_on_screen
+from browsertools import click, no_exception, open_page, pause_stops, trains_on_screen
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -44,7 +44,7 @@ def test_split_bar_and_cross_validation_play_fold_by_fold(server, page):
     eventually(drawn)
     assert "4" in caption(page)
 
-    page.get_by_role("button", name=re.compile(EN["gen.cv.play"])).click()
+    click(page, page.get_by_role("button", name=re.compile(EN["gen.cv.play"])))
     for i in (1, 4):  # the folds play one by one ...
         page.wait_for_function(f"() => /^Fold {i} of 4/.test(document.querySelector('.lp-caption').textContent)",
                                timeout=30_000)
@@ -52,7 +52,7 @@ def test_split_bar_and_cross_validation_play_fold_by_fold(server, page):
     last = canvas_pixels(page, "live-panel-0")
     # Step from the last fold comes back to the first. The pixels are compared on a still view: a screenshot
     # taken while the folds play can land on a later fold than the caption read just before it said.
-    page.get_by_role("button", name=re.compile(EN["gen.cv.step"])).click()
+    click(page, page.get_by_role("button", name=re.compile(EN["gen.cv.step"])))
     page.wait_for_function("() => /^Fold 1 of 4/.test(document.querySelector('.lp-caption').textContent)",
                            timeout=30_000)
     first = canvas_pixels(page, "live-panel-0")
@@ -71,7 +71,7 @@ def test_capacity_training_moves_and_early_stopping_restores_the_best_epoch(serv
         assert share_of(sweep, ORANGE) > 0.001 and share_of(sweep, BLUE) > 0.001
 
     eventually(sweep_drawn)
-    page.get_by_role("button", name=re.compile(EN["gen.play"])).click()
+    click(page, page.get_by_role("button", name=re.compile(EN["gen.play"])))
     page.wait_for_function("() => /Epoch [1-9]/.test(document.querySelector('.lp-caption').textContent)",
                            timeout=30_000)
     trains_on_screen(page, page.locator('[data-testid="live-panel-1"]'))  # the loss curves are drawn
@@ -100,7 +100,7 @@ def test_label_noise_in_chinese_trains_and_pauses(server, page):
     boundary = canvas_pixels(page, "live-panel-0")
     assert share_of(boundary, (251, 217, 176), 12) > 0.02 and share_of(boundary, (181, 211, 234), 12) > 0.02
 
-    page.get_by_role("button", name=re.compile(ZH["gen.play"])).click()
+    click(page, page.get_by_role("button", name=re.compile(ZH["gen.play"])))
     page.wait_for_function("() => /第 [1-9]/.test(document.querySelector('.lp-caption').textContent)",
                            timeout=30_000)
     trains_on_screen(page, page.locator('[data-testid="live-panel-0"]'))

@@ -9,7 +9,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from browsertools import live_stats, no_exception, open_page, pixels, trains_on_screen
+from browsertools import click, live_stats, no_exception, open_page, pixels, trains_on_screen
 from server.live_channel import BROWSER_COOKIE, PATH, PROTOCOL
 from ui.i18n import catalogue
 
@@ -55,7 +55,7 @@ def test_the_live_view_draws_through_its_channel_and_only_its_browser_can_read_i
         boundary = a.locator('[data-testid="live-boundary"]')
         boundary.wait_for(timeout=60_000)
         mine = channel_of(a)["token"]
-        a.get_by_role("button", name=re.compile(EN["cls.play"])).click()
+        click(a, a.get_by_role("button", name=re.compile(EN["cls.play"])))
         before = live_stats(a)
         trains_on_screen(a, boundary)
         # the frames came on the channel: many updates, each one answer on the socket, not a fragment rerun

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import no_exception, open_page, pixels, trains_on_screen
+from browsertools import click, no_exception, open_page, pixels, trains_on_screen
 from sim.plots.lm import TOKEN_TINTS
 from sim.plots.palette import rgb
 from ui.i18n import catalogue
@@ -48,10 +48,10 @@ def test_tokens_are_coloured(server, page):
 def test_tiny_gpt_trains_and_its_curves_move(server, page):
     open_page(page, f"{server}/lm?lang=en&section=train&speed=5")
     page.wait_for_selector('[data-testid="live-panel-0"]', timeout=60_000)
-    page.get_by_role("button", name=re.compile(EN["lm.play"])).click()
+    click(page, page.get_by_role("button", name=re.compile(EN["lm.play"])))
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 20", timeout=60_000)
     trains_on_screen(page, page.locator('[data-testid="live-panel-0"]'))  # the loss curves change
-    page.get_by_role("button", name=re.compile(EN["lm.pause"])).click()
+    click(page, page.get_by_role("button", name=re.compile(EN["lm.pause"])))
     no_exception(page)
 
 

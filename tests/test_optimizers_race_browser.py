@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import no_exception, open_page, pause_stops, pixels, trains_on_screen
+from browsertools import click, no_exception, open_page, pause_stops, pixels, trains_on_screen
 from sim.plots.optimizers import COLOURS, SCHEDULE_COLOURS
 from sim.plots.palette import rgb
 from ui.i18n import catalogue
@@ -22,7 +22,7 @@ def share(px: np.ndarray, colour: str, tol: int = 30) -> float:
 
 
 def press(page, label: str) -> None:
-    page.get_by_role("button", name=re.compile(re.escape(label))).first.click()
+    click(page, page.get_by_role("button", name=re.compile(re.escape(label))).first)
 
 
 def test_race_plays_every_racer_in_its_colour_and_pause_and_reset_work(server, page):

@@ -4,7 +4,7 @@
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from browsertools import open_page, page_idle, page_state, wait_live
+from browsertools import open_page, page_idle, page_state, press, wait_live
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -37,17 +37,17 @@ def test_controls_fold_as_blocks_and_arrow_steps_and_r_resets(server, page):
     page.locator("h1").first.click()  # the page has the focus, not a widget
     assert page.evaluate(f"() => {EPOCH}") == 0
     page_idle(page)
-    page.keyboard.press("ArrowRight")  # → is Step: the epoch grows, nothing keeps running
+    press(page, lambda: page.keyboard.press("ArrowRight"), "→")  # → is Step: the epoch grows, nothing keeps running
     page.wait_for_function(f"() => {EPOCH} > 0", timeout=20_000)
     assert page.get_by_role("button", name=EN["cls.pause"]).count() == 0
     page_idle(page)
-    page.keyboard.press("ArrowRight")
+    press(page, lambda: page.keyboard.press("ArrowRight"), "→ (Step)")
     stepped = page.evaluate(f"() => {EPOCH}")
     page_idle(page)
-    page.keyboard.press(" ")  # space runs ...
+    press(page, lambda: page.keyboard.press(" "), "space (Play)")  # space runs ...
     page.wait_for_function(f"() => {EPOCH} > {stepped}", timeout=20_000)
     page_idle(page)
-    page.keyboard.press("r")  # ... and r resets, from a run too
+    press(page, lambda: page.keyboard.press("r"), "r (Reset)")  # ... and r resets, from a run too
     wait_live(page, f"() => {EPOCH} == 0", None, 20_000, "r resets")
     try:
         play.first.wait_for(timeout=20_000)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import no_exception, open_page, pause_stops, pixels
+from browsertools import click, no_exception, open_page, pause_stops, pixels
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -55,7 +55,7 @@ def test_gradient_descent_moves_the_curve_and_the_path(server, page):
     fit, path = page.locator('[data-testid="live-panel-0"]'), page.locator('[data-testid="live-panel-2"]')
     path.wait_for(timeout=60_000)
     before, path_before = eventually(lambda: still_drawn(fit, path))
-    page.get_by_role("button", name=re.compile(EN["reg.play"])).first.click()
+    click(page, page.get_by_role("button", name=re.compile(EN["reg.play"])).first)
     page.wait_for_function("() => window.__mlsimLive && window.__mlsimLive.epoch > 3", timeout=30_000)
 
     def moved():
@@ -64,7 +64,7 @@ def test_gradient_descent_moves_the_curve_and_the_path(server, page):
 
     eventually(moved)
     pause_stops(page, page.get_by_role("button", name=re.compile(EN["reg.pause"])).first)
-    page.get_by_role("button", name=re.compile(EN["reg.reset"])).first.click()
+    click(page, page.get_by_role("button", name=re.compile(EN["reg.reset"])).first)
     page.wait_for_function("() => window.__mlsimLive.epoch === 0", timeout=30_000)
     no_exception(page)
 
@@ -72,7 +72,7 @@ def test_gradient_descent_moves_the_curve_and_the_path(server, page):
 def test_divergence_is_visible_with_a_message(server, page):
     open_page(page, f"{server}/regression?lang=en&solver=gd&lr=100")
     page.get_by_text(EN["reg.lr.diverge"].split("{")[0]).first.wait_for(timeout=60_000)
-    page.get_by_role("button", name=re.compile(EN["reg.play"])).first.click()
+    click(page, page.get_by_role("button", name=re.compile(EN["reg.play"])).first)
     page.get_by_text(EN["reg.diverged"].split("{")[0]).first.wait_for(timeout=30_000)
     page.locator(".lp-caption.diverged").wait_for(timeout=10_000)
     no_exception(page)

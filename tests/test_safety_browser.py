@@ -184,8 +184,8 @@ def test_a_typed_question_reaches_teacher_and_students_as_typed(server, browser)
         open_page(student, f"{server}/classroom?lang=en&class={code}")
         student.locator(".st-key-room-opt-1 button").wait_for(timeout=30_000)
         for page in (teacher, student):  # the teacher's heading; the student's projector text and answer buttons
+            page.wait_for_function(SHOWS, arg=QUESTION, timeout=30_000)  # the buttons may be drawn before the text
             assert not outside_refs(page), outside_refs(page)
-            assert QUESTION in body_text(page)
         assert all(option in body_text(student) for option in OPTIONS)
         student.locator(".st-key-room-opt-1 button").click()
         student.wait_for_function(SHOWS, arg=EN["room.your_answer"].format(a=OPTIONS[1]), timeout=15_000)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import live_stats, no_exception, open_page, pause_stops, pixels, trains_on_screen
+from browsertools import click, live_stats, no_exception, open_page, pause_stops, pixels, trains_on_screen
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
@@ -18,7 +18,7 @@ PANEL = '[data-testid="live-panel-2"]'  # accuracy against distance
 
 
 def press(page, label: str) -> None:
-    page.get_by_role("button", name=re.compile(re.escape(label))).first.click()
+    click(page, page.get_by_role("button", name=re.compile(re.escape(label))).first)
 
 
 def epoch(page) -> int:
