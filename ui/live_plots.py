@@ -5,6 +5,10 @@ pattern as the classification lab's live_panel); the browser plays them back at 
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
+
+from sim.core.live import LiveSpec
+from ui import live_run
 from ui.components import live_component
 
 _component = live_component("mlsim_live_plots", "live_plots.js", "live_plots.css")
@@ -13,3 +17,15 @@ _component = live_component("mlsim_live_plots", "live_plots.js", "live_plots.css
 def show_frames(frames: list[dict], *, key: str, seq: int, status: str) -> None:
     """frames: [{"epoch": int (optional), "caption": str, "panels": [panel, ...]}]; seq must change per call."""
     _component(data={"frames": frames, "seq": seq, "status": status}, key=key, height="content")
+
+
+def frames_view(spec: LiveSpec, draw: Callable[[dict], dict], *extra: Hashable, key: str | None = None,
+                stopped: str = "stopped") -> live_run.Show:
+    """The show() a live lab gives ui.live_run.live_lab when its view is this component: spec's frames drawn by
+    draw(frame), once for every session at that step (live_run.drawn_once; `extra`: what else the drawing depends
+    on), as component `key` (default "<spec.key>.view"). A run that stopped by itself is shown as `stopped`
+    ("diverged" where that is the only way the run stops)."""
+    def show(frames: list[dict], seq: int, status: str, _cursor) -> None:
+        show_frames(live_run.drawn_once(spec, frames, draw, *extra), key=key or f"{spec.key}.view", seq=seq,
+                    status=stopped if status == "stopped" else status)
+    return show

@@ -135,13 +135,9 @@ def _fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}"
 
 
-def show_view(spec: LiveSpec) -> Callable[[list[dict], int, str, Cursor], None]:
+def show_view(spec: LiveSpec) -> live_run.Show:
     labels = frame_labels()
-
-    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
-        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, labels)), key=f"{KEY}.view",
-                               seq=seq, status=status)
-    return show
+    return live_plots.frames_view(spec, lambda f: drawn(f, labels))
 
 
 def training_view(state: PageState, corpus: Corpus, result: Cleaned) -> None:

@@ -3,8 +3,6 @@ one live run through the live-run contract (sim.alignment.pipeline.PipelineRun),
 stage's answers to the same prompts side by side."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import streamlit as st
 
 from sim.alignment import task as tk
@@ -55,13 +53,9 @@ def drawn(frame: dict, labels: dict) -> dict:
     return {**pipeline_frame(frame, labels), "step": frame["step"], "run": frame["run"], "n": frame["n"]}
 
 
-def show_view(spec: LiveSpec) -> Callable[[list[dict], int, str, Cursor], None]:
+def show_view(spec: LiveSpec) -> live_run.Show:
     labels = frame_labels()
-
-    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
-        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, labels)), key=f"{KEY}.view",
-                               seq=seq, status=status)
-    return show
+    return live_plots.frames_view(spec, lambda f: drawn(f, labels))
 
 
 def _pct(x: float | None) -> str:

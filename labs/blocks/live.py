@@ -17,15 +17,6 @@ from ui.urlstate import PageState
 DEPTH_LABELS = ("step", "loss", "layer", "grad_norm", "loss_title", "norm_title", "init_title", "caption")
 
 
-def show_view(spec: LiveSpec, draw: Callable[[dict], dict]) -> Callable[[list[dict], int, str, Cursor], None]:
-    """The live view of spec's run: its frames drawn by draw(frame) in the page's language (once for every session
-    at that step: ui.live_run.drawn_once)."""
-    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
-        live_plots.show_frames(live_run.drawn_once(spec, frames, draw), key=f"{spec.key}.view", seq=seq,
-                               status=status)
-    return show
-
-
 def frame_at(cursor: Cursor) -> dict:
     """The frame of the cursor's step (what the page says about the runs matches what it draws)."""
     return cursor.frame()
@@ -83,7 +74,7 @@ def residual_section(state: PageState) -> None:
                 st.error(t("blk.res.diverged", name=depth_name(r["ln"], r["warmup"]), step=r["steps"]))
 
     spec = depth_spec(v)
-    cursor = live_run.live_lab(spec, show_view(spec, lambda f: depth_drawn(f, labels)),
+    cursor = live_run.live_lab(spec, live_plots.frames_view(spec, lambda f: depth_drawn(f, labels)),
                                prefix="blk", messages=messages, n=v["r_speed"])
     with cursor.model() as run:  # the gradients at initialisation: the same at every step
         pre, post = (next(tr for tr in run.trainers if tr.config.ln == ln) for ln in ("pre", "post"))

@@ -4,7 +4,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from labs.blocks.live import frame_at, in_turn_spec, show_view
+from labs.blocks.live import frame_at, in_turn_spec
 from labs.blocks.schema import SCHEMA
 from sim.core.live import Cursor, LiveSpec
 from sim.plots.blocks import moe_frame
@@ -19,7 +19,7 @@ from sim.transformers.moe import (
     flops_per_token,
     param_counts,
 )
-from ui import live_run
+from ui import live_plots, live_run
 from ui.course import course_note
 from ui.i18n import t
 from ui.urlstate import PageState
@@ -85,7 +85,7 @@ def moe_section(state: PageState) -> None:
                               dropped=f"{100 * r['dropped']:.1f}", steps=r["steps"], E=v["m_experts"]))
 
     spec = moe_spec(v)
-    cursor = live_run.live_lab(spec, show_view(spec, lambda f: moe_drawn(f, v, labels)), prefix="blk",
+    cursor = live_run.live_lab(spec, live_plots.frames_view(spec, lambda f: moe_drawn(f, v, labels)), prefix="blk",
                                messages=messages, n=v["m_speed"])
     st.caption(t("blk.moe.help"))
     with cursor.model() as run:

@@ -48,13 +48,6 @@ def drawn(frame: dict, language: str, word: int) -> dict:
             "panels": embed_panels(frame, names, pos, pos_labels, labels)}
 
 
-def show_view(spec: LiveSpec, language: str, word: int) -> Callable[[list[dict], int, str, Cursor], None]:
-    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
-        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, language, word), word),
-                               key=f"{KEY}.view", seq=seq, status=status)
-    return show
-
-
 def embeddings_section(state: PageState) -> None:
     st.markdown(t("fnd.emb.intro"))
     language = lang()
@@ -75,8 +68,9 @@ def embeddings_section(state: PageState) -> None:
         if cursor.frame()["diverged"]:
             st.error(t("fnd.emb.diverged", step=cursor.frame()["steps"]))
 
-    live_run.live_lab(spec, show_view(spec, language, v["emb_word"]), prefix=KEY, messages=messages,
-                      bad_settings=lambda e: st.error(t("fnd.emb.bad_settings")), n=v["emb_speed"])
+    word = v["emb_word"]
+    live_run.live_lab(spec, live_plots.frames_view(spec, lambda f: drawn(f, language, word), word), prefix=KEY,
+                      messages=messages, bad_settings=lambda e: st.error(t("fnd.emb.bad_settings")), n=v["emb_speed"])
     st.markdown(t("fnd.emb.explain", share=f"{SENSIBLE:.0%}"))
 
 

@@ -97,11 +97,8 @@ def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, i
         for sample in ss.get(key, []):
             st.markdown(t("lm.sample", text=md(sample, 120)))
 
-    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
-        labels = frame_labels()
-        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, labels)), key="lm.train.view",
-                               seq=seq,
-                               status="diverged" if status == "stopped" else status)
+    labels = frame_labels()
+    show = live_plots.frames_view(spec, lambda f: drawn(f, labels), stopped="diverged")
 
     def too_short(_: BaseException) -> None:
         st.error(t("lm.text_too_short_for_context", n=v["context"]))

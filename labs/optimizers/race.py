@@ -91,10 +91,8 @@ def live_panel(kind: str, spec: LiveSpec) -> Cursor | None:
         if racers and all(ended(r) for r in racers) and any(r["finished"] for r in racers):
             st.success(t("opt.race.finished", steps=max(r["steps"] for r in racers)), icon=":material/flag:")
 
-    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
-        labels = frame_labels()
-        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, scheduled, shown, labels)),
-                               key=f"opt.{kind}.view", seq=seq, status=status)
+    labels = frame_labels()
+    show = live_plots.frames_view(spec, lambda f: drawn(f, scheduled, shown, labels))
 
     def invalid(_: BaseException) -> None:
         st.error(t("opt.race.invalid"), icon=":material/error:")

@@ -11,7 +11,7 @@ from sim.fitting.regression_data import RegressionData
 from sim.plots import regression as plots
 from ui import live_run
 from ui.i18n import t
-from ui.live_plots import show_frames
+from ui.live_plots import frames_view
 
 
 def live_spec(data: RegressionData, data_key: tuple, gd: reg.GDConfig, speed: int) -> LiveSpec:
@@ -41,11 +41,8 @@ def live_panel(spec: LiveSpec, data: RegressionData, config: reg.ModelConfig, ba
                 st.error(t("reg.diverged", epoch=gd.epoch, loss=num(gd.history[-1]), start=num(gd.start_loss),
                            lr=num(gd.config.lr)), icon=":material/error:")
 
-    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
-        labels = frame_labels(data, config)
-        show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, data, background, labels)), key="reg.live",
-                    seq=seq,
-                    status="diverged" if status == "stopped" else status)
+    labels = frame_labels(data, config)
+    show = frames_view(spec, lambda f: drawn(f, data, background, labels), key="reg.live", stopped="diverged")
 
     return live_run.live_lab(spec, show, prefix="reg", messages=messages)
 

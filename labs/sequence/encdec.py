@@ -50,9 +50,7 @@ def encdec_section(state: PageState) -> None:
     frame_labels = {k: str(t(f"seq.fig.{k}")) for k in ("step", "loss", "caption")} | {
         "loss_title": str(t("seq.ed.loss_title"))}
 
-    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
-        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, frame_labels)),
-                               key=f"{KEY}.view", seq=seq, status=status)
+    show = live_plots.frames_view(spec, lambda f: drawn(f, frame_labels))
 
     def messages(cursor: Cursor) -> None:
         for r in cursor.frame()["runs"]:

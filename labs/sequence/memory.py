@@ -49,13 +49,9 @@ def drawn(frame: dict, labels: dict, guide: tuple[int, str] | None = None) -> di
             "run": frame["run"], "n": frame["n"]}
 
 
-def show_view(spec: LiveSpec, guide: tuple[int, str] | None = None) -> Callable[[list[dict], int, str, Cursor], None]:
+def show_view(spec: LiveSpec, guide: tuple[int, str] | None = None) -> live_run.Show:
     labels = frame_labels()
-
-    def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
-        live_plots.show_frames(live_run.drawn_once(spec, frames, lambda f: drawn(f, labels, guide)),
-                               key=f"{spec.key}.view", seq=seq, status=status)
-    return show
+    return live_plots.frames_view(spec, lambda f: drawn(f, labels, guide))
 
 
 def race(state: PageState) -> Cursor | None:
