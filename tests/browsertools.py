@@ -38,10 +38,13 @@ def sent(page) -> int:
 
 def press(page, act, what: str, tries: int = 3, told_s: float = 8.0) -> None:
     """act() (a click or a key on `page`), again only if the page sent its session nothing within told_s: then the
-    app never heard of the press (a click whose mouse-down and mouse-up fall on an element that a delta redraws in
-    between makes no click event), as a person would press again. A press the page did send is never repeated (with
-    the server logging every rerun request, all 243 presses of live buttons a browser lane sent reached their
-    callbacks). Fails, saying so, when none of `tries` reached the session."""
+    app never heard of the press, and a person would press again. A press the page did send is never repeated (with
+    the server logging every rerun request, all 243 presses of live buttons that a browser lane sent reached their
+    callbacks). A mouse press the page did not send was one that landed beside its button while a rerun moved it
+    (a live view's Play and Pause were two buttons, swapped by a rerun: Step, clicked during the run Pause started,
+    sent nothing 3 times in 4; a click dispatched on the button itself was sent 4 times in 4); the live views now have
+    one Play/Pause button (ui.live_run), and Step clicked that way is sent 4 in 4. Each retry is a warning in the
+    run's summary. Fails, saying so, when none of `tries` reached the session."""
     if id(page) not in _sent:  # not opened by open_page: its socket is not watched
         act()
         return
@@ -81,9 +84,8 @@ def no_exception(page) -> None:
 
 
 def page_idle(page, timeout_ms: float = 60_000) -> None:
-    """Wait until the page's script run is over. A click while a run still goes can be lost (Streamlit 1.67: a
-    Step pressed during the run that Pause started did nothing 8 times in 9 on the assistant pipeline, buttons in
-    the fragment or on the page alike; pressed after it, 9 of 9 worked), and a person waits for the page too."""
+    """Wait until the page's script run is over (as a person waits for the page before the next press; while a
+    run redraws the page, what is on it may still move)."""
     page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]').dataset.testScriptState"
                            " === 'notRunning'", timeout=timeout_ms)
 
@@ -134,7 +136,7 @@ def pause_stops(page, pause) -> int:
     """Press `pause`: the live view says it is paused and shows no later epoch; returns the epoch it stopped at."""
     click(page, pause, "Pause")
     page.wait_for_selector(PAUSED, timeout=30_000)
-    page_idle(page)  # the run Pause started is over: the next click is not lost
+    page_idle(page)  # the run Pause started is over
     # a paused view is sent nothing more; one that still reran on its safety-net timer (POLL_S) would show a
     # later epoch within 1.5 polls, so this is the shortest window that can see that bug
     return stays(lambda: live_stats(page)["epoch"], 1.5 * POLL_S, "Pause stops training")

@@ -109,6 +109,22 @@ def test_a_run_that_stops_stops_every_cursor_at_its_last_step():
     assert not c.playing  # a stopped run does not start
 
 
+def test_toggle_plays_a_paused_cursor_and_pauses_a_playing_one_where_it_is():
+    runs = Runs(Scheduler(workers=1))
+    c = Cursor(runs, runs.get("t", lambda: Walk(3), unit=5), speed=2)
+    c.toggle()
+    assert c.playing
+    wait_until(lambda: c.frames(c.pos) and c.pos >= 20)
+    c.toggle()
+    at = c.pos
+    assert not c.playing and at >= 20 and c.frame() == private(3, at).frame()
+    time.sleep(0.2)
+    assert c.frames(c.pos)[-1][0] == at  # paused: it stays
+    c.toggle()
+    assert c.playing
+    runs.scheduler.close()
+
+
 def test_distinct_runs_get_equal_shares_of_the_workers():
     runs = Runs(Scheduler(workers=2))
     cursors = [Cursor(runs, runs.get(i, lambda i=i: Walk(i, cost_s=0.002))) for i in range(6)]

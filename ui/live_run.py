@@ -194,12 +194,13 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str, Cursor], None
     def panel():
         done = cursor.stopped
         bar = st.container(horizontal=True)
-        if cursor.playing:
-            bar.button(t(f"{prefix}.pause"), on_click=_act, args=(key, "pause"), icon=":material/pause:",
-                       key=f"{key}.pause")
-        else:
-            bar.button(t(f"{prefix}.play"), on_click=_act, args=(key, "play"), icon=":material/play_arrow:",
-                       type="primary", disabled=done, key=f"{key}.play")
+        # Play and Pause are one button (one key, a media player's toggle): as two buttons, the page's rerun after a
+        # press showed the new one beside the old one for about half a second, idle, and the row's other buttons
+        # moved by a button's width and back, so a press in that time landed beside its button
+        playing = cursor.playing
+        bar.button(t(f"{prefix}.pause" if playing else f"{prefix}.play"), on_click=_act, args=(key, "toggle"),
+                   icon=":material/pause:" if playing else ":material/play_arrow:",
+                   type="secondary" if playing else "primary", disabled=done and not playing, key=f"{key}.play")
         bar.button(t(f"{prefix}.step", **step_label), on_click=_act, args=(key, "step_once"),
                    icon=":material/skip_next:", disabled=done, key=f"{key}.step")
         bar.button(t(f"{prefix}.reset"), on_click=_act, args=(key, "reset"), icon=":material/restart_alt:",

@@ -1,7 +1,8 @@
 // Presenter view's keyboard shortcuts: space Play/Pause, ArrowRight Step, r Reset. They press the live
-// view's own buttons (keys "<run>.play", "<run>.pause", ... in ui/live_run.py; Streamlit gives each keyed
-// element the class st-key-<key> with dots written as dashes), so a shortcut does exactly what a click does.
-const ACTIONS = { ' ': ['pause', 'play'], 'ArrowRight': ['step'], 'r': ['reset'], 'R': ['reset'] };
+// view's own buttons (keys "<run>.play", the one Play/Pause button, "<run>.step" and "<run>.reset" in
+// ui/live_run.py; Streamlit gives each keyed element the class st-key-<key> with dots written as dashes), so a
+// shortcut does exactly what a click does.
+const ACTIONS = { ' ': ['play'], 'ArrowRight': ['step'], 'r': ['reset'], 'R': ['reset'] };
 
 function runButton(kind) {
   const re = new RegExp('(^|\\s)st-key-\\S+-' + kind + '(\\s|$)');

@@ -25,6 +25,13 @@ def cv_pause() -> None:
         st.rerun()
 
 
+def cv_toggle() -> None:
+    if ss.get("gen.cv.playing"):
+        cv_pause()
+    else:
+        cv_start()
+
+
 def cv_step(k: int) -> None:
     ss["gen.cv.shown"] = ss["gen.cv.shown"] % k + 1
     cv_pause()
@@ -42,12 +49,10 @@ def cv_view(folds: list[Fold], data: CurveData, k: int, key: tuple) -> None:
             ss["gen.cv.shown"] = min(ss["gen.cv.shown"] + 1, k)
         shown = ss["gen.cv.shown"]
         bar = st.container(horizontal=True)
-        if playing:
-            bar.button(t("gen.pause"), on_click=cv_pause, icon=":material/pause:",
-                       key="gen.cv.pause")
-        else:
-            bar.button(t("gen.cv.play"), on_click=cv_start, icon=":material/play_arrow:", type="primary",
-                       key="gen.cv.play")
+        # one Play/Pause button, as in ui.live_run.live_lab: two would swap places while the page reruns
+        bar.button(t("gen.pause" if playing else "gen.cv.play"), on_click=cv_toggle,
+                   icon=":material/pause:" if playing else ":material/play_arrow:",
+                   type="secondary" if playing else "primary", key="gen.cv.play")
         bar.button(t("gen.cv.step"), on_click=cv_step, args=(k,), icon=":material/skip_next:", key="gen.cv.step")
         ss["gen.cv.seq"] = ss.get("gen.cv.seq", 0) + 1
         show_frames([cv_frame(data, folds, shown, labels.cv())], key="gen.cv.view", seq=ss["gen.cv.seq"],

@@ -414,6 +414,13 @@ class Cursor:
             self._move(time.monotonic())
         self.playing = False
 
+    def toggle(self) -> None:
+        """Pause if playing, else play (the live view's one Play/Pause button)."""
+        if self.playing:
+            self.pause()
+        else:
+            self.play()
+
     def step_once(self) -> None:
         """Pause, then move on step_size steps (or a tick's)."""
         self.pause()
