@@ -29,7 +29,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from server import classroom as cr
 from ui.i18n import t
 from ui.schema import Param, read_query, write_query
-from ui.urlstate import set_values, undrawn
+from ui.urlstate import set_values
 
 STORE_ENV = "MLSIM_CLASS_STORE"
 MESSAGE_S = 30.0  # a message about a class one is no longer in (ended, not found) shows this long
@@ -353,8 +353,6 @@ def sidebar(labs: dict[str, LabPage], current: str) -> None:
 @st.fragment(run_every=POLL_S)
 def _teacher_panel(labs: dict[str, LabPage], current: str) -> None:
     """The class code, how many students are here and what they sent: redrawn every POLL_S (it changes)."""
-    if undrawn():
-        st.rerun()
     box = st.container(border=True)
     publish(labs, current)
     if not is_teacher():  # the class was lost just now
@@ -374,8 +372,6 @@ def _teacher_panel(labs: dict[str, LabPage], current: str) -> None:
 def _watch(labs: dict[str, LabPage], current: str) -> None:
     """A student's look at the class every POLL_S; it draws nothing, so a look that finds no change costs the
     server and the browser as little as a rerun can (a change reruns the whole page)."""
-    if undrawn():
-        st.rerun()
     poll(labs, current, rerun=True)
 
 

@@ -26,7 +26,6 @@ from server import live_channel
 from sim.core.live import Cursor, LiveSpec, Runs
 from ui.components import mounting
 from ui.i18n import lang, t
-from ui.urlstate import undrawn
 
 WAIT_S = 0.04  # a playing fragment collects new frames this long before it sends them
 POLL_S = 1.0  # a safety net: a playing view whose browser's request for more was lost is rerun by this timer
@@ -193,8 +192,6 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str, Cursor], None
 
     @st.fragment(run_every=(CHANNEL_POLL_S if served else POLL_S) if cursor.playing else None)
     def panel():
-        if undrawn():  # a widget's change came with this timed rerun only: the page runs with it
-            st.rerun()
         done = cursor.stopped
         bar = st.container(horizontal=True)
         # Play and Pause are one button (one key, a media player's toggle): as two buttons, the page's rerun after a

@@ -10,7 +10,6 @@ import streamlit as st
 
 from sim.core.text import md
 from ui import present
-from ui.components import in_fragment_rerun
 from ui.i18n import lang, t
 from ui.schema import Param, check_value, read_query, write_query
 
@@ -28,35 +27,11 @@ def set_values(page: str, schema: list[Param], values: dict[str, Any]) -> None:
         st.session_state.pop(f"{page}.{name}", None)
 
 
-def undrawn() -> bool:
-    """In a fragment's rerun: whether a widget of the page holds a value the page has not run with. Streamlit 1.67
-    can deliver a widget's change only with the next timed rerun of a fragment (`run_every`), and no page run
-    follows (a following student's selectbox, picked while its class poll reran every 0.5 s: the app got the new
-    value only in the poll's fragment runs, seen in 3 of 8 tries at load 3): a timed fragment then reruns the
-    page (st.rerun()), so the page and its URL take the change."""
-    shown = st.session_state.get("_page")
-    if shown is None or not in_fragment_rerun():
-        return False
-    page, schema = shown
-    values = st.session_state.get(f"_vals.{page}", {})
-    for p in schema:
-        key = f"{page}.{p.name}"
-        if p.kind == "ints" or key not in st.session_state or p.name not in values:
-            continue
-        value = st.session_state[key]
-        if p.kind == "multi":
-            value = tuple(c for c in p.choices if c in (value or ()))
-        if value != values[p.name]:
-            return True
-    return False
-
-
 class PageState:
     """The values of one page's parameters, kept across reruns and page switches."""
 
     def __init__(self, page: str, schema: list[Param]):
         self.page, self.schema = page, schema
-        st.session_state["_page"] = (page, schema)  # the page this session shows (undrawn)
         self.params = {p.name: p for p in schema}
         store = f"_vals.{page}"
         if store not in st.session_state:  # first visit in this session: the URL decides

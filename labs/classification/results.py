@@ -26,7 +26,7 @@ from sim.plots.evaluation import confusion_figure, pr_figure, roc_figure
 from sim.plots.losses import gradient_figure
 from ui import charts
 from ui.i18n import lang, t
-from ui.urlstate import PageState, undrawn
+from ui.urlstate import PageState
 
 REFRESH_S = 3.0  # how often the Plotly curves catch up while training (a redraw costs the browser ~100 ms)
 ss = st.session_state
@@ -60,8 +60,6 @@ def snapshot(cursor: Cursor) -> Snapshot:
 def curves_panel(cursor: Cursor) -> None:
     @st.fragment(run_every=REFRESH_S if cursor.playing else None)
     def panel():
-        if undrawn():  # a widget's change came with this timed rerun only: the page runs with it
-            st.rerun()
         # playing: the curve of the newest frame the live view drew (it equals the run's at that epoch); paused:
         # the whole history of the model at the cursor's step
         labels = {k: t(f"cls.plot.{k}") for k in ("epoch", "loss", "accuracy", "train", "val")}

@@ -7,7 +7,6 @@ from sim.plots.generalization import cv_frame
 from ui.components import in_fragment_rerun
 from ui.i18n import t
 from ui.live_plots import show_frames
-from ui.urlstate import undrawn
 
 CV_TICK_S = 0.8  # one fold per tick, slow enough to follow
 ss = st.session_state
@@ -45,8 +44,6 @@ def cv_view(folds: list[Fold], data: CurveData, k: int, key: tuple) -> None:
 
     @st.fragment(run_every=CV_TICK_S if ss.get("gen.cv.playing") else None)
     def panel():
-        if undrawn():  # a widget's change came with this timed rerun only: the page runs with it
-            st.rerun()
         playing = ss.get("gen.cv.playing", False)
         if playing and in_fragment_rerun():
             ss["gen.cv.shown"] = min(ss["gen.cv.shown"] + 1, k)
