@@ -66,6 +66,11 @@ def click(page, locator, what: str = "") -> None:
     press(page, locator.click, what or f"click on {locator}")
 
 
+def press_button(page, label: str, exact: bool = False) -> None:
+    """Click the first button whose name has `label` in it (is `label`: exact), through press()."""
+    click(page, page.get_by_role("button", name=label, exact=exact).first, label)
+
+
 def open_page(page, url: str) -> None:
     watch_sends(page)
     page.goto(url)

@@ -7,16 +7,21 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import click, no_exception, open_page, page_idle, pause_stops, pixels, trains_on_screen, wait_live
+from browsertools import (
+    no_exception,
+    open_page,
+    page_idle,
+    pause_stops,
+    pixels,
+    press_button,
+    trains_on_screen,
+    wait_live,
+)
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 EN, ZH = catalogue("en"), catalogue("zh")
 PANEL = '[data-testid="live-panel-0"]'  # the losses
-
-
-def press(page, label: str) -> None:
-    click(page, page.get_by_role("button", name=re.compile(re.escape(label))).first)
 
 
 def test_the_pipeline_plays_pauses_steps_and_resets(server, page):
@@ -25,14 +30,14 @@ def test_the_pipeline_plays_pauses_steps_and_resets(server, page):
     page.wait_for_selector(PANEL, timeout=60_000)
     panel = page.locator(PANEL)
     start = pixels(panel)
-    press(page, EN["asst.pipe.play"])
+    press_button(page, EN["asst.pipe.play"])
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 30", timeout=60_000)
     trains_on_screen(page, panel, change=0.02)
     stopped = pause_stops(page, page.get_by_role("button", name=re.compile(EN["asst.pipe.pause"])).first)
-    press(page, EN["asst.pipe.step"].split("(")[0].strip())
+    press_button(page, EN["asst.pipe.step"].split("(")[0].strip())
     wait_live(page, "s => (window.__mlsimLive || {}).epoch === s + 100", stopped, 30_000, "Step moves on 100 steps")
     page_idle(page)
-    press(page, EN["asst.pipe.reset"])
+    press_button(page, EN["asst.pipe.reset"])
     wait_live(page, "() => (window.__mlsimLive || {}).epoch === 0", None, 30_000, "Reset goes back to step 0")
 
     def back_at_the_start():

@@ -17,6 +17,7 @@ from browsertools import (
     page_idle,
     pause_stops,
     pixels,
+    press_button,
     trains_on_screen,
     wait_live,
 )
@@ -27,26 +28,22 @@ EN, ZH = catalogue("en"), catalogue("zh")
 PANEL = '[data-testid="live-panel-0"]'  # the model trained on the raw corpus
 
 
-def press(page, label: str) -> None:
-    click(page, page.get_by_role("button", name=label, exact=True).first)  # exact: not Plotly's "Reset axes"
-
-
 def test_the_training_plays_pauses_steps_and_resets(server, page):
     page.set_viewport_size({"width": 1400, "height": 1300})
     open_page(page, f"{server}/assistant?lang=en&section=data&d_speed=2")
     page.wait_for_selector(PANEL, timeout=90_000)
     panel = page.locator(PANEL)
     panel.scroll_into_view_if_needed()
-    press(page, EN["asst.data.play"])
+    press_button(page, EN["asst.data.play"], exact=True)
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 30", timeout=90_000)
     trains_on_screen(page, panel, change=0.02, timeout=90)
     stopped = pause_stops(page, page.get_by_role("button", name=EN["asst.data.pause"], exact=True).first)
-    press(page, EN["asst.data.step"].format(n=2))
+    press_button(page, EN["asst.data.step"].format(n=2), exact=True)
     wait_live(page, "s => (window.__mlsimLive || {}).epoch > s", stopped, 60_000, "Step moves on")
     stepped = live_stats(page)["epoch"]
     assert stepped - stopped == 2, (stopped, stepped)
     page_idle(page)
-    press(page, EN["asst.data.reset"])
+    press_button(page, EN["asst.data.reset"], exact=True)
     try:
         page.wait_for_function("() => (window.__mlsimLive || {}).epoch === 0", timeout=60_000)
     except PlaywrightError:

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from waits import eventually
 
-from browsertools import click, no_exception, open_page, pixels
+from browsertools import no_exception, open_page, pixels, press_button
 from sim.linalg.vectors import analyse
 from sim.plots.palette import BLUE, GOOD, INK, NEUTRAL, ORANGE, rgb, tint
 from ui.i18n import catalogue
@@ -39,10 +39,6 @@ def colour_share(page, colour: str, least: float) -> np.ndarray:
     return px
 
 
-def press(page, text: str) -> None:
-    click(page, page.get_by_role("button", name=text).first)
-
-
 def test_the_graph_fills_in_as_the_passes_are_stepped(server, page):
     open_page(page, f"{server}/foundations?lang=zh")
     page.get_by_text(ZH["fnd.title"]).first.wait_for()
@@ -50,12 +46,12 @@ def test_the_graph_fills_in_as_the_passes_are_stepped(server, page):
     before = eventually(lambda: colour_share(page, tint(tint(NEUTRAL, 0.4), 0.25), 0.02))  # grey: nothing computed yet
     assert share(before, blue_fill) == 0
     for i in range(1, 7):
-        press(page, ZH["fnd.bp.next"])
+        press_button(page, ZH["fnd.bp.next"])
         page.wait_for_function("k => new URLSearchParams(location.search).get('k') === String(k)", arg=i)
     eventually(lambda: colour_share(page, blue_fill, 0.008))  # six nodes turned blue
-    press(page, ZH["fnd.bp.end"])
-    press(page, ZH["fnd.bp.next"])  # into the backward pass
-    press(page, ZH["fnd.bp.end"])
+    press_button(page, ZH["fnd.bp.end"])
+    press_button(page, ZH["fnd.bp.next"])  # into the backward pass
+    press_button(page, ZH["fnd.bp.end"])
     done = eventually(lambda: colour_share(page, green_fill, 0.01))
     assert share(done, blue_fill) < 0.001  # every node now has its gradient: green, none left blue
     assert "∂L/∂" in page.locator('[data-testid="stMain"]').inner_text()
@@ -71,9 +67,9 @@ def test_vectors_and_maps_redraw_and_a_zero_vector_is_a_message(server, page):
     pad = page.locator('[data-testid="vector-pad"] canvas')
     pad.wait_for(timeout=60_000)
     before = pixels(pad)
-    press(page, EN["fnd.vec.preset.opposite"])
+    press_button(page, EN["fnd.vec.preset.opposite"])
     eventually(lambda: changed(pixels(pad), before))
-    press(page, EN["fnd.vec.preset.zero"])
+    press_button(page, EN["fnd.vec.preset.zero"])
     page.get_by_text(EN["fnd.vec.zero"].split(":")[1].strip()[:30]).first.wait_for(timeout=30_000)
     no_exception(page)
     open_page(page, f"{server}/foundations?lang=en&section=matrices&mm_n=512")

@@ -8,16 +8,12 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from waits import eventually
 
-from browsertools import click, live_stats, no_exception, open_page, pause_stops, pixels, trains_on_screen
+from browsertools import live_stats, no_exception, open_page, pause_stops, pixels, press_button, trains_on_screen
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 EN, ZH = catalogue("en"), catalogue("zh")
 PANEL = '[data-testid="live-panel-0"]'  # the vectors' projection
-
-
-def press(page, label: str) -> None:
-    click(page, page.get_by_role("button", name=re.compile(re.escape(label))).first)
 
 
 def plotly(page, i: int = 0):
@@ -42,13 +38,13 @@ def test_the_vectors_play_pause_step_and_reset(server, page):
     panel = page.locator(PANEL)
     panel.scroll_into_view_if_needed()
     start = pixels(panel)
-    press(page, EN["fnd.emb.play"])
+    press_button(page, EN["fnd.emb.play"])
     trains_on_screen(page, panel, change=0.02)
     stopped = pause_stops(page, page.get_by_role("button", name=re.compile(EN["fnd.emb.pause"])).first)
-    press(page, EN["fnd.emb.step"].split("(")[0].strip())
+    press_button(page, EN["fnd.emb.step"].split("(")[0].strip())
     page.wait_for_function("s => (window.__mlsimLive || {}).epoch === s + 10", arg=stopped, timeout=30_000)
     assert page.get_by_text(re.compile("nearest to “cat”")).count()
-    press(page, EN["fnd.emb.reset"])
+    press_button(page, EN["fnd.emb.reset"])
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch === 0", timeout=30_000)
 
     def back_at_the_start():

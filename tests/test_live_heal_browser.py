@@ -36,7 +36,7 @@ def test_a_step_whose_page_rerun_is_lost_still_reaches_the_view(server, page):
     page.wait_for_function("() => (window.__mlsimLive || {}).channels >= 1", timeout=30_000)
     assert live_stats(page)["epoch"] == 0
 
-    page_idle(page)  # a click while the page's first run still goes can be lost (browsertools.page_idle)
+    page_idle(page)  # the page's first run is over: nothing on it moves
     step = page.get_by_role("button", name=EN["cls.step"], exact=True).first
     dropping["on"] = True
     step.click()

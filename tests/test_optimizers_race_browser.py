@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import click, no_exception, open_page, pause_stops, pixels, trains_on_screen
+from browsertools import no_exception, open_page, pause_stops, pixels, press_button, trains_on_screen
 from sim.plots.optimizers import COLOURS, SCHEDULE_COLOURS
 from sim.plots.palette import rgb
 from ui.i18n import catalogue
@@ -21,15 +21,11 @@ def share(px: np.ndarray, colour: str, tol: int = 30) -> float:
     return float((np.abs(px - np.array(rgb(colour))).max(axis=-1) <= tol).mean())
 
 
-def press(page, label: str) -> None:
-    click(page, page.get_by_role("button", name=re.compile(re.escape(label))).first)
-
-
 def test_race_plays_every_racer_in_its_colour_and_pause_and_reset_work(server, page):
     page.set_viewport_size({"width": 1400, "height": 1400})
     open_page(page, f"{server}/optimizers?lang=en&section=race&r_opts=sgd,adam,lion,muon&r_width=16&r_speed=4")
     page.wait_for_selector(PANEL, timeout=60_000)
-    press(page, EN["opt.race.play"])
+    press_button(page, EN["opt.race.play"])
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 60", timeout=60_000)
     trains_on_screen(page, page.locator(PANEL), change=0.02)  # the curves grow on screen
     if os.environ.get("SHOTS"):
@@ -43,7 +39,7 @@ def test_race_plays_every_racer_in_its_colour_and_pause_and_reset_work(server, p
 
     eventually(racers_in_their_colours)
     pause_stops(page, page.get_by_role("button", name=re.compile(re.escape(EN["opt.race.pause"]))).first)
-    press(page, EN["opt.race.reset"])
+    press_button(page, EN["opt.race.reset"])
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch === 0", timeout=30_000)
     table = page.locator('[data-testid="stDataFrame"]').first
     table.wait_for(timeout=30_000)
@@ -55,7 +51,7 @@ def test_schedules_race_in_chinese(server, page):
     open_page(page, f"{server}/optimizers?lang=zh&section=schedules&s_steps=300&s_warmup=30&r_width=8&r_speed=10")
     page.get_by_text(ZH["opt.sched.race"]).first.wait_for(timeout=60_000)
     page.wait_for_selector(PANEL, timeout=60_000)
-    press(page, ZH["opt.race.play"])
+    press_button(page, ZH["opt.race.play"])
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 100", timeout=60_000)
 
     def every_schedule_drawn():

@@ -9,16 +9,12 @@ import numpy as np
 import pytest
 from waits import eventually
 
-from browsertools import click, live_stats, no_exception, open_page, pause_stops, pixels, trains_on_screen
+from browsertools import live_stats, no_exception, open_page, pause_stops, pixels, press_button, trains_on_screen
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 EN, ZH = catalogue("en"), catalogue("zh")
 PANEL = '[data-testid="live-panel-2"]'  # accuracy against distance
-
-
-def press(page, label: str) -> None:
-    click(page, page.get_by_role("button", name=re.compile(re.escape(label))).first)
 
 
 def epoch(page) -> int:
@@ -31,13 +27,13 @@ def test_the_race_plays_pauses_steps_and_resets(server, page):
     page.wait_for_selector(PANEL, timeout=60_000)
     panel = page.locator(PANEL)
     start = pixels(panel)
-    press(page, EN["seq.play"])
+    press_button(page, EN["seq.play"])
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 30", timeout=60_000)
     trains_on_screen(page, panel, change=0.02)
     stopped = pause_stops(page, page.get_by_role("button", name=re.compile(EN["seq.pause"])).first)
-    press(page, EN["seq.step"].split("(")[0].strip())
+    press_button(page, EN["seq.step"].split("(")[0].strip())
     page.wait_for_function("s => (window.__mlsimLive || {}).epoch === s + 10", arg=stopped, timeout=30_000)
-    press(page, EN["seq.reset"])
+    press_button(page, EN["seq.reset"])
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch === 0", timeout=30_000)
 
     def back_at_the_start():
@@ -60,7 +56,7 @@ def test_the_why_figures_are_redrawn_at_the_next_step(server, page):
     page.wait_for_timeout(1000)
     before = pixels(fig)
     for _ in range(3):
-        press(page, ZH["seq.step"].split("（")[0])
+        press_button(page, ZH["seq.step"].split("（")[0])
         page.wait_for_timeout(1500)
 
     def redrawn():
@@ -112,11 +108,11 @@ def test_the_trained_window_plays_and_steps_under_the_masks(server, page):
     page.wait_for_selector(PANEL, timeout=60_000)
     panel = page.locator(PANEL)
     panel.scroll_into_view_if_needed()
-    press(page, EN["seq.play"])
+    press_button(page, EN["seq.play"])
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 20", timeout=60_000)
     trains_on_screen(page, panel, change=0.02)
     stopped = pause_stops(page, page.get_by_role("button", name=re.compile(EN["seq.pause"])).first)
-    press(page, EN["seq.step"].split("(")[0].strip())
+    press_button(page, EN["seq.step"].split("(")[0].strip())
     page.wait_for_function("s => (window.__mlsimLive || {}).epoch === s + 10", arg=stopped, timeout=30_000)
     assert page.get_by_text(EN["seq.win.guide"].format(reach=4)).count()
     no_exception(page)
@@ -128,7 +124,7 @@ def test_the_encoder_and_decoder_train_and_answer_the_users_text(server, page):
     page.wait_for_selector('[data-testid="live-panel-0"]', timeout=60_000)
     panel = page.locator('[data-testid="live-panel-0"]')
     panel.scroll_into_view_if_needed()
-    press(page, ZH["seq.play"])
+    press_button(page, ZH["seq.play"])
     page.wait_for_function("() => (window.__mlsimLive || {}).epoch > 20", timeout=60_000)
     trains_on_screen(page, panel, change=0.02)
     pause_stops(page, page.get_by_role("button", name=re.compile(ZH["seq.pause"])).first)
