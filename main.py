@@ -15,7 +15,7 @@ import streamlit as st
 
 from labs import GROUPS, LABS
 from sim.core.threads import configure_threads
-from ui import classroom, present
+from ui import classroom, layout, present
 from ui.i18n import init_lang, t
 from ui.sidebar import device_banner, language_switch
 
@@ -42,6 +42,7 @@ def lab_pages() -> dict[str, classroom.LabPage]:
 classroom.register(lab_pages)
 classroom.greet()  # what this browser's keeper handed back: its id, a reloaded teacher's class
 present.read_flags()  # ?present=1, ?hide=a,b: kept for the session
+layout.style()
 present.style()
 classroom.join_from_url()  # ?class=CODE: this session follows that class
 language_switch()

@@ -79,10 +79,10 @@ def test_every_rule_names_a_source_that_exists():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_intro_says_lion_follows_its_paper(lang):
+def test_the_about_fold_says_lion_follows_its_paper(lang):
     cat = catalogue(lang)
     at = open_lab(PAGE, lang)
-    intro = next(c.value for c in at.caption if "float64" in c.value)
+    intro = next(m.value for m in at.markdown if "float64" in m.value)  # the page's "About this lab" fold
     torch_part, paper_part = intro.split("torch.optim", 1)
     assert cat["opt.opts.sgd"] in torch_part and cat["opt.opts.lion"] not in torch_part
     assert cat["opt.opts.lion"] in paper_part and "Chen et al. 2023" in paper_part

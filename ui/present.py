@@ -31,7 +31,7 @@ html, .stApp { font-size: 26px; }
 .stApp [data-testid="stMarkdownContainer"] p, .stApp li, .stApp label, .stApp [data-testid="stCaptionContainer"],
 .stApp [data-testid="stWidgetLabel"] p { color: $white !important; font-size: 1.15rem !important; }
 .stApp [data-testid="stCaptionContainer"] * { color: $rule !important; }
-.stApp h1 { font-size: 2.8rem !important; color: $highlight !important; }
+.stApp h1 { font-size: 1.6rem !important; color: $highlight !important; }
 .stApp h2, .stApp h3 { font-size: 2.2rem !important; color: $highlight !important; }
 .stApp [data-testid="stMetricValue"] { font-size: 2.6rem !important; }
 .stApp button { font-size: 1.1rem !important; border: 2px solid $highlight !important; background: $black !important;
@@ -40,7 +40,9 @@ html, .stApp { font-size: 26px; }
 .stApp button[kind="primary"] { background: $highlight !important; color: $black !important; }
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],
 .stApp header[data-testid="stHeader"] { display: none !important; }
-.stApp [data-testid="stMainBlockContainer"] { max-width: 100% !important; padding-top: 1.5rem !important; }
+.stApp [data-testid="stMainBlockContainer"] { max-width: 100% !important; padding-top: 1rem !important; }
+/* the figure and the title above it fit the projector's screen: a canvas as tall as 55 % of it at most */
+.stApp [data-testid="stMain"] canvas { max-height: 55vh; width: auto; }
 [data-testid="stPopoverBody"] { width: min(94vw, 1800px) !important; max-width: none !important;
   max-height: 85vh !important; overflow-y: auto !important; }
 </style>
@@ -101,7 +103,7 @@ def in_fragment() -> bool:
 
 def controls_box(container):
     """The one button the presenter view folds a lab's controls behind (in `container`, beside the title)."""
-    return container.popover(t("present.controls"), icon=":material/tune:", width="stretch")
+    return container.popover(t("present.controls"), icon=":material/tune:")
 
 
 _keys = None

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from sim.core.text import md
-from ui import present
+from ui import layout, present
 from ui.i18n import lang, t
 from ui.schema import Param, check_value, read_query, write_query
 
@@ -111,13 +111,16 @@ class PageState:
         base = (st.context.url or "").split("?")[0]
         return f"{base}?{urlencode(self.query(), safe=',')}"
 
-    def sections(self, title: str, intro: str, views: dict[str, Callable[[PageState], None]]) -> None:
+    def sections(self, title: str, intro: str, views: dict[str, Callable[[PageState], None]],
+                 about: str | None = None) -> None:
         """A lab of several sections: its frame, a switch for its `section` parameter, and that section's view.
 
         One section at a time, not tabs: a hidden tab would still re-render its charts on every live update.
         """
-        with self.frame(title, intro):
-            views[self.widget("section", fold=False, label_visibility="collapsed")](self)
+        with self.frame(title, intro, about):
+            with st.container(key=layout.SECTIONS):  # one row on every screen (ui.layout.STYLE)
+                section = self.widget("section", fold=False, label_visibility="collapsed")
+            views[section](self)
 
     @contextmanager
     def controls(self, container=None, expander: str | None = None, expanded: bool = False) -> Iterator[None]:
@@ -153,23 +156,44 @@ class PageState:
         n = spec if isinstance(spec, int) else len(spec)
         return [None if i == controls else body for i in range(n)]
 
+    def stage(self, ratio: tuple[int, int] = layout.STAGE) -> tuple:
+        """(figure, controls) of a section (ui.layout.stage): draw the main controls into `controls` with
+        `widget(..., container=controls)` (they stay on view, in the presenter view too) and the rest with
+        `more(controls)`; the main figure into `figure`."""
+        return layout.stage(ratio)
+
     @contextmanager
-    def frame(self, title: str, intro: str) -> Iterator[None]:
-        """The frame of a lab page: title, intro and "copy link" around the body, then the URL written.
+    def more(self, container) -> Iterator[None]:
+        """The section's other controls, folded under "More settings" in `container` (the presenter view: behind
+        its controls button)."""
+        with self.controls(container, expander=t("layout.more")):
+            yield
+
+    @contextmanager
+    def frame(self, title: str, intro: str, about: str | None = None) -> Iterator[None]:
+        """The frame of a lab page: the title on one line, the one-sentence intro and "copy link" around the body,
+        then `about` (the longer explanation) folded at the end, then the URL written. The presenter view folds the
+        intro too.
 
         The link is drawn last (in a slot at the top) so it holds every value the body's widgets gave,
         also when the body ends early.
         """
-        if present.presenting():  # the presenter view: the controls behind one button beside the title
-            head, fold, slot = st.columns([6, 2, 2], vertical_alignment="bottom")
-            self.fold = present.controls_box(fold)
+        # one row, also on a phone (a horizontal container does not stack as columns do): the title takes what the
+        # buttons leave; the presenter view's controls button sits beside the link
+        row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+        row.title(title, anchor=False, width="stretch")
+        if present.presenting():
+            self.fold = present.controls_box(row)
             present.shortcuts()
+        slot = row.empty()
+        if present.presenting():  # the projector's height is the figure's: the teacher says it, the fold keeps it
+            about = "\n\n".join(filter(None, (intro, about)))
         else:
-            head, slot = st.columns([6, 1], vertical_alignment="bottom")
-        head.title(title)
-        slot = slot.empty()
-        st.caption(intro)
+            st.caption(intro)
         yield
+        if about:
+            with st.expander(t("layout.about"), icon=":material/menu_book:"):
+                st.markdown(about)
         with slot.popover(t("url.copy_link"), icon=":material/link:"):
             st.code(self.link(), language=None)
         self.sync_url()

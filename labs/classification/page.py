@@ -30,20 +30,28 @@ def regenerate() -> None:
 
 # ---------- widgets ----------
 def hidden_layers(state: PageState) -> None:
-    """TensorFlow Playground's layer editor: how many hidden layers, then the neurons in each."""
+    """TensorFlow Playground's layer editor: how many hidden layers, then the neurons in each (two to a row, to fit
+    the controls column)."""
     hidden = state.values["hidden"]
     ss.setdefault("cls.n_layers", len(hidden))
-    cols = st.columns([2, 1, 1, 1, 1, 1, 1])
-    n = cols[0].number_input(t("cls.hidden"), 0, 6, key="cls.n_layers")
-    for i in range(n):
-        ss.setdefault(f"cls.layer{i}", hidden[i] if i < len(hidden) else 4)
-        cols[i + 1].number_input(t("cls.layer", i=i + 1), 1, 8, key=f"cls.layer{i}")
+    n = st.number_input(t("cls.hidden"), 0, 6, key="cls.n_layers")
+    for row in range(0, n, 2):
+        for i, col in zip(range(row, min(n, row + 2)), st.columns(2), strict=False):
+            ss.setdefault(f"cls.layer{i}", hidden[i] if i < len(hidden) else 4)
+            col.number_input(t("cls.layer", i=i + 1), 1, 8, key=f"cls.layer{i}")
     state.set("hidden", tuple(int(ss[f"cls.layer{i}"]) for i in range(n)))
 
 
-def data_controls(state: PageState) -> None:
+def main_controls(state: PageState) -> None:
+    """What a class changes most, beside the boundary: the data, the network, how fast it learns."""
     names = CLASSIFICATION_DATASETS if state.values["problem"] == "classification" else REGRESSION_DATASETS
-    state.widget("dataset", options=names)
+    state.widget("dataset", options=names, fold=False)
+    hidden_layers(state)
+    for name in ("lr", "activation"):
+        state.widget(name, fold=False)
+
+
+def data_controls(state: PageState) -> None:
     for name in ("noise", "train_ratio", "val_ratio", "batch_size", "n"):
         state.widget(name)
     upload = ss.get("cls.upload")
@@ -61,46 +69,40 @@ def data_controls(state: PageState) -> None:
 
 
 def model_controls(state: PageState) -> None:
-    rows = (("problem", "lr", "activation", "optimizer", "weight_decay"),
-            ("loss", "regularization", "reg_rate", "dropout", None))
     v = state.values
-    for names in rows:
-        for col, name in zip(st.columns(len(names)), names, strict=True):
-            if name == "loss" and v["problem"] == "regression":
-                # regression trains on squared error only; the classification choice stays stored
-                col.selectbox(t("cls.loss"), [t("cls.loss.squared_error")], disabled=True, key="cls.loss_regression")
-            elif name == "weight_decay":  # AdamW's own hyper-parameter: the other optimizers have none
-                state.widget(name, container=col, disabled=v["optimizer"] != "adamw")
-                col.caption(t("cls.weight_decay_help" if v["optimizer"] == "adamw" else "cls.weight_decay_off"))
-            elif name:
-                state.widget(name, container=col)
-            if name == "reg_rate":  # the penalty added to the loss, in the course's convention
-                col.caption(t(f"cls.reg_formula.{v['regularization']}"))
+    for name in ("problem", "features", "optimizer", "weight_decay", "loss", "regularization", "reg_rate", "dropout"):
+        if name == "loss" and v["problem"] == "regression":
+            # regression trains on squared error only; the classification choice stays stored
+            st.selectbox(t("cls.loss"), [t("cls.loss.squared_error")], disabled=True, key="cls.loss_regression")
+        elif name == "weight_decay":  # AdamW's own hyper-parameter: the other optimizers have none
+            state.widget(name, disabled=v["optimizer"] != "adamw")
+            st.caption(t("cls.weight_decay_help" if v["optimizer"] == "adamw" else "cls.weight_decay_off"))
+        else:
+            state.widget(name)
+        if name == "reg_rate":  # the penalty added to the loss, in the course's convention
+            st.caption(t(f"cls.reg_formula.{v['regularization']}"))
 
 
 # ---------- page ----------
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
-    with state.frame(t("cls.title"), t("cls.intro")):
-        with state.controls():
-            model_controls(state)
-        left, right = state.columns([1, 4], controls=0, gap="medium")
-        with state.controls(left):
-            st.subheader(t("cls.data"))
-            data_controls(state)
-        with right:
-            with state.controls():
-                state.widget("features")
-                hidden_layers(state)
+    with state.frame(t("cls.title"), t("cls.intro"), t("cls.about")):
+        figure, side = state.stage()
+        with side:
+            main_controls(state)
+            with state.more(side):
+                model_controls(state)
+                st.subheader(t("cls.data"))
+                data_controls(state)
+                for name in ("discretize", "show_test", "speed"):
+                    state.widget(name)
+        with figure:
             cursor = live.live_panel(state.values, ss.get("cls.upload"))
             if cursor is None:  # no model could be built from these settings; the message says why
                 return
-            with state.controls():
-                for name, col in zip(("discretize", "show_test", "speed"), st.columns(3), strict=True):
-                    state.widget(name, container=col)
             snap = snapshot(cursor)  # the model at this session's step
             model_notes_panel(snap)
-        curves_panel(cursor)
+            curves_panel(cursor)  # in the figure's column: each curve smaller than the boundary
         # one panel at a time: hidden tabs would still re-render their charts on every live update
         panel = state.widget("panel", fold=False, label_visibility="collapsed")
         {"eval": lambda: evaluation_panel(state, cursor, snap), "why_ce": lambda: why_cross_entropy(state),

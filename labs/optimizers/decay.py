@@ -21,37 +21,39 @@ def runs(scale: float, lr: float, weight_decay: float, steps: int) -> dict:
 
 
 def decay_section(state: PageState) -> None:
-    st.markdown(t("opt.dec.intro"))
-    with state.controls():
-        c1, c2, c3, c4 = st.columns(4)
-        scale = state.widget("d_scale", container=c1, help=t("opt.d_scale.help"))
-        lam = state.widget("d_lambda", container=c2)
-        lr = state.widget("d_lr", container=c3)
-        steps = state.widget("d_steps", container=c4)
-    st.latex(rf"L(\theta) = \tfrac12\big(s^2(\theta_1 - 1)^2 + (\theta_2 - 1)^2 / s^2\big),"
-             rf"\quad s = {fmt(scale)},\quad "
-             rf"\frac{{|\partial L / \partial\theta_1|}}{{|\partial L / \partial\theta_2|}}"
-             rf"\Big|_{{\theta = (0, 0)}} = s^4 = "
-             rf"{fmt(gradient_ratio(scaled_quadratic(scale)))}")
-    st.latex(RULES)
+    figure, side = state.stage()
+    with side:
+        scale = state.widget("d_scale", help=t("opt.d_scale.help"), fold=False)
+        lam = state.widget("d_lambda", fold=False)
+        lr = state.widget("d_lr", fold=False)
+        with state.more(side):
+            steps = state.widget("d_steps")
     out = runs(scale, lr, lam, steps)
     names = {"adam": t("opt.dec.adam"), "adamw": t("opt.opts.adamw")}
     lab = {"step": t("opt.fig.step"), "weight": t("opt.dec.weight"), "theta1": t("opt.dec.theta1"),
            "theta2": t("opt.dec.theta2"), "target": t("opt.dec.target"), "decay": t("opt.dec.decay"),
            "reference": t("opt.dec.reference", ref=fmt(lr * lam))}
-    left, right = st.columns(2)
+    charts.plotly_chart(figure, decay_figure({o: r["effective"] for o, r in out.items()}, names, lab, lr * lam),
+                        key="opt.fig.dec_decay")
+    figure.caption(t("opt.dec.decay_help"))
+    a, w = out["adam"], out["adamw"]
+    ratio = a["effective"].max() / max(a["effective"].min(), 1e-300)
+    if scale == 1.0:
+        st.info(t("opt.dec.same_scale"), icon=":material/info:")
+    st.markdown(t("opt.dec.numbers", a1=fmt(a["effective"][0], 3), a2=fmt(a["effective"][1], 3),
+                  ratio=f"{ratio:,.3g}", w=fmt(w["effective"][0], 3), ref=fmt(lr * lam)))
+    left, right = st.columns(2, gap="medium")  # below the stage, each smaller than the decay figure
     charts.plotly_chart(left, weights_figure({o: r["path"] for o, r in out.items()}, names, lab),
                         key="opt.fig.dec_weights")
     left.caption(t("opt.dec.weights_help"))
-    charts.plotly_chart(right, decay_figure({o: r["effective"] for o, r in out.items()}, names, lab, lr * lam),
-                        key="opt.fig.dec_decay")
-    right.caption(t("opt.dec.decay_help"))
-    a, w = out["adam"], out["adamw"]
-    ratio = a["effective"].max() / max(a["effective"].min(), 1e-300)
-    st.markdown(t("opt.dec.numbers", a1=fmt(a["effective"][0], 3), a2=fmt(a["effective"][1], 3),
-                  ratio=f"{ratio:,.3g}", w=fmt(w["effective"][0], 3), ref=fmt(lr * lam)))
-    st.markdown(t("opt.dec.ends", a1=fmt(a["path"][-1][0], 3), a2=fmt(a["path"][-1][1], 3),
-                  w1=fmt(w["path"][-1][0], 3), w2=fmt(w["path"][-1][1], 3)))
-    if scale == 1.0:
-        st.info(t("opt.dec.same_scale"), icon=":material/info:")
+    left.markdown(t("opt.dec.ends", a1=fmt(a["path"][-1][0], 3), a2=fmt(a["path"][-1][1], 3),
+                    w1=fmt(w["path"][-1][0], 3), w2=fmt(w["path"][-1][1], 3)))
+    with right:
+        st.markdown(t("opt.dec.intro"))
+        st.latex(rf"L(\theta) = \tfrac12\big(s^2(\theta_1 - 1)^2 + (\theta_2 - 1)^2 / s^2\big),"
+                 rf"\quad s = {fmt(scale)},\quad "
+                 rf"\frac{{|\partial L / \partial\theta_1|}}{{|\partial L / \partial\theta_2|}}"
+                 rf"\Big|_{{\theta = (0, 0)}} = s^4 = "
+                 rf"{fmt(gradient_ratio(scaled_quadratic(scale)))}")
+        st.latex(RULES)
     st.markdown(t("opt.dec.why"))

@@ -40,26 +40,29 @@ def ns_latex(sv: np.ndarray, err: np.ndarray) -> str:
 
 
 def muon_section(state: PageState) -> None:
-    st.markdown(t("opt.mu.intro"))
-    with state.controls():
-        c = st.columns(5)
-        rows, cols, rank = (state.widget(n, container=c[i]) for i, n in enumerate(("mu_rows", "mu_cols", "mu_rank")))
-        noise = state.widget("mu_noise", container=c[3], help=t("opt.mu_noise.help"))
-        seed = state.widget("mu_seed", container=c[4])
-    if rank > min(rows, cols):
-        st.info(t("opt.mu.rank_capped", rank=rank, most=min(rows, cols)), icon=":material/info:")
+    figure, side = state.stage()
+    with side:
+        rows, cols, rank = (state.widget(n, fold=False) for n in ("mu_rows", "mu_cols", "mu_rank"))
+        with state.more(side):
+            noise = state.widget("mu_noise", help=t("opt.mu_noise.help"))
+            seed = state.widget("mu_seed")
     sv, err = spectrum(rows, cols, rank, noise, seed)
     lab = {"step": t("opt.mu.ns_step"), "sigma": t("opt.mu.sigma"), "one": t("opt.mu.one"),
            "error": t("opt.mu.error"), "spread": t("opt.mu.spread")}
-    left, right = st.columns(2)
-    charts.plotly_chart(left, singular_values_figure(sv, lab), key="opt.fig.mu_sv")
-    left.caption(t("opt.mu.sv_help", n=sv.shape[1]))
-    charts.plotly_chart(right, orthogonality_figure(err, spread(sv), lab), key="opt.fig.mu_err")
-    right.caption(t("opt.mu.err_help"))
-    st.latex(ns_latex(sv, err))
+    with figure:
+        if rank > min(rows, cols):
+            st.info(t("opt.mu.rank_capped", rank=rank, most=min(rows, cols)), icon=":material/info:")
+        charts.plotly_chart(st, singular_values_figure(sv, lab), key="opt.fig.mu_sv")
+        st.caption(t("opt.mu.sv_help", n=sv.shape[1]))
     low = int((sv[-1] < 0.6).sum())
     if low:
         st.warning(t("opt.mu.not_reached", n=low), icon=":material/warning:")
+    left, right = st.columns(2, gap="medium")  # below the stage, smaller than the singular values
+    charts.plotly_chart(left, orthogonality_figure(err, spread(sv), lab), key="opt.fig.mu_err")
+    left.caption(t("opt.mu.err_help"))
+    with right:
+        st.markdown(t("opt.mu.intro"))
+        st.latex(ns_latex(sv, err))
     st.markdown(t("opt.mu.why"))
     muon_note(training_part(state))
 
@@ -99,7 +102,8 @@ def training_part(state: PageState) -> dict | None:
     if bad:
         st.warning(t("opt.mu.nan", names=", ".join(bad)), icon=":material/trending_up:")
     lab = {"step": t("opt.fig.step"), "loss": t("opt.mu.loss"), "diverged": t("opt.fig.diverged")}
-    charts.plotly_chart(st, loss_figure(curves, names, lab), key="opt.fig.mu_train")
-    st.caption(t("opt.mu.train_help", adamw=fmt(curves["adamw"][-1], 3), muon=fmt(curves["muon"][-1], 3),
-                 start=fmt(curves["adamw"][0], 3)))
+    left, right = st.columns(2, gap="medium")  # below the stage: smaller than its figure
+    charts.plotly_chart(left, loss_figure(curves, names, lab), key="opt.fig.mu_train")
+    right.caption(t("opt.mu.train_help", adamw=fmt(curves["adamw"][-1], 3), muon=fmt(curves["muon"][-1], 3),
+                    start=fmt(curves["adamw"][0], 3)))
     return curves

@@ -38,71 +38,73 @@ def hyper(state: PageState, opt: str) -> dict:
 
 
 def surface_controls(state: PageState):
-    c1, c2, c3, c4 = st.columns([3, 2, 2, 2])
-    name = state.widget("surface", container=c1, on_change=new_surface, help=t("opt.surface.help"))
-    if name == "quadratic":
-        state.widget("kappa", container=c2, help=t("opt.kappa.help"))
-        state.widget("angle", container=c3)
-    state.widget("noise", container=c4, help=t("opt.noise.help"))
+    """The surface and the steps (on view beside the figure), the surface's shape and the start (folded)."""
+    name = state.widget("surface", on_change=new_surface, help=t("opt.surface.help"), fold=False)
+    state.widget("steps", fold=False)
     v = state.values
-    surf = surface(name, v["kappa"], v["angle"], v["noise"])
-    if not ss.get(f"_start.{PAGE}") and "x" not in st.query_params and "y" not in st.query_params:
-        state.set("x", surf.start[0])  # a link without a start: the surface's own
-        state.set("y", surf.start[1])
-    ss[f"_start.{PAGE}"] = True
-    (x0, x1), (y0, y1) = surf.bounds
-    c1, c2, c3, c4 = st.columns([3, 3, 2, 2])
-    start = (bounded(state, "x", x0, x1, 0.01, c1), bounded(state, "y", y0, y1, 0.01, c2))
-    state.widget("steps", container=c3)
-    if v["noise"] > 0:
-        state.widget("seed", container=c4)
+    with state.more(st.container()):
+        if name == "quadratic":
+            state.widget("kappa", help=t("opt.kappa.help"))
+            state.widget("angle")
+        state.widget("noise", help=t("opt.noise.help"))
+        surf = surface(name, v["kappa"], v["angle"], v["noise"])
+        if not ss.get(f"_start.{PAGE}") and "x" not in st.query_params and "y" not in st.query_params:
+            state.set("x", surf.start[0])  # a link without a start: the surface's own
+            state.set("y", surf.start[1])
+        ss[f"_start.{PAGE}"] = True
+        (x0, x1), (y0, y1) = surf.bounds
+        start = (bounded(state, "x", x0, x1, 0.01), bounded(state, "y", y0, y1, 0.01))
+        if v["noise"] > 0:
+            state.widget("seed")
     return surf, start
 
 
 def hyper_controls(state: PageState, opts: tuple) -> None:
-    with state.controls(expander=t("opt.hyper"), expanded=True):
-        cols = st.columns(min(4, len(opts)))
-        for i, opt in enumerate(opts):
-            box = cols[i % len(cols)].container(border=True)
-            box.markdown(f"**{t(f'opt.opts.{opt}')}**")
-            for p in HYPER[opt]:
-                state.widget(p.name, container=box, label=t(f"opt.h.{p.name.removeprefix(opt + '_')}"))
+    """Each chosen optimiser's hyper-parameters, a bordered box each."""
+    for opt in opts:
+        box = st.container(border=True)
+        box.markdown(f"**{t(f'opt.opts.{opt}')}**")
+        for p in HYPER[opt]:
+            state.widget(p.name, container=box, label=t(f"opt.h.{p.name.removeprefix(opt + '_')}"))
 
 
 def paths_section(state: PageState) -> None:
-    st.markdown(t("opt.paths.intro"))
-    with state.controls():
-        opts = state.widget("opts")
+    figure, side = state.stage()
+    with side:  # the surface first: the optimisers' pills wrap to several rows on a projector
         surf, start = surface_controls(state)
+        opts = state.widget("opts", fold=False)
+        with state.more(st.container()):
+            hyper_controls(state, opts)
     if not opts:
-        st.info(t("opt.none"), icon=":material/info:")
+        figure.info(t("opt.none"), icon=":material/info:")
         return
-    hyper_controls(state, opts)
     v, names = state.values, opt_names(opts)
     runs = {o: path(o, surf, start, v["steps"], v["seed"], **hyper(state, o)) for o in opts}
     ends = {o: diverged_at(p) for o, p in runs.items()}
-    for o, k in ends.items():
-        if k is not None:
-            st.warning(t("opt.diverged", name=names[o], step=k, lr=f"{hyper(state, o)['lr']:g}"),
-                       icon=":material/trending_up:")
     lab = labels()
-    left, right = st.columns([3, 2])
     brushed = brushed_steps(ss.get("opt.fig.loss"), v["steps"])  # the steps dragged over on the loss chart
-    charts.plotly_chart(left, paths_figure(surf, runs, names, lab, ends, highlight=brushed), key="opt.fig.paths")
-    left.caption(t("opt.paths.help"))
-    if brushed:
-        left.caption(t("opt.paths.brushed", first=brushed[0], last=brushed[1]))
+    with figure:
+        charts.plotly_chart(st, paths_figure(surf, runs, names, lab, ends, highlight=brushed), key="opt.fig.paths")
+        for o, k in ends.items():
+            if k is not None:
+                st.warning(t("opt.diverged", name=names[o], step=k, lr=f"{hyper(state, o)['lr']:g}"),
+                           icon=":material/trending_up:")
+        st.caption(t("opt.paths.intro") + " " + t("opt.paths.help"))
+        if brushed:
+            st.caption(t("opt.paths.brushed", first=brushed[0], last=brushed[1]))
     gaps = {o: losses(surf, p) for o, p in runs.items()}
     log = all(g[1] for g in gaps.values())
-    charts.altair_chart(right, loss_chart({o: g[0] for o, g in gaps.items()}, names, lab, ends, log=log),
+    left, right = st.columns(2, gap="medium")  # below the stage, each smaller than the paths
+    charts.altair_chart(left, loss_chart({o: g[0] for o, g in gaps.items()}, names, lab, ends, log=log),
                         key="opt.fig.loss", on_select="rerun", selection_mode=BRUSH, width="stretch")
-    right.caption(t("opt.loss.help" if log else "opt.loss.help_linear") + " " + t("opt.loss.brush"))
-    formulas(state, surf, start, opts, names, ends)
+    left.caption(t("opt.loss.help" if log else "opt.loss.help_linear") + " " + t("opt.loss.brush"))
+    with right:
+        formulas(state, surf, start, opts, names, ends)
 
 
 def formulas(state: PageState, surf, start, opts: tuple, names: dict, ends: dict) -> None:
     st.subheader(t("opt.formulas"))
-    k = bounded(state, "at", 1, state.values["steps"], 1, st.columns([2, 1])[0], help=t("opt.at.help"))
+    k = bounded(state, "at", 1, state.values["steps"], 1, help=t("opt.at.help"))
     st.caption(t("opt.formulas.help"))
     for o in opts:
         h = hyper(state, o)
@@ -115,20 +117,20 @@ def formulas(state: PageState, surf, start, opts: tuple, names: dict, ends: dict
         st.latex(update_latex(o, steps[-1], h))
 
 
-def intro() -> str:
-    """The intro, naming which rules follow torch.optim and which one a paper (RULE_SOURCE)."""
+def about() -> str:
+    """The longer explanation, naming which rules follow torch.optim and which one a paper (RULE_SOURCE)."""
     names, sep = opt_names(OPTIMIZERS), t("opt.list_sep")
     torch = [o for o in OPTIMIZERS if RULE_SOURCE[o].startswith("torch.optim.")]
     paper = [o for o in OPTIMIZERS if o not in torch]
-    return t("opt.intro", torch=sep.join(names[o] for o in torch), paper=sep.join(names[o] for o in paper),
+    return t("opt.about", torch=sep.join(names[o] for o in torch), paper=sep.join(names[o] for o in paper),
              source=sep.join(RULE_SOURCE[o] for o in paper))
 
 
 def main() -> None:
-    PageState(PAGE, SCHEMA).sections(t("opt.title"), intro(), {
+    PageState(PAGE, SCHEMA).sections(t("opt.title"), t("opt.intro"), {
         "paths": paths_section, "momentum": momentum_section, "schedules": schedules_section,
         "memory": memory_section, "muon": muon_section, "adamw": decay_section,
-        "race": race_section})
+        "race": race_section}, about())
 
 
 main()

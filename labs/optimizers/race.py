@@ -27,9 +27,9 @@ def names(scheduled: bool) -> dict[str, str]:
     return {s: t(f"opt.sched.{s}") for s in SCHEDULES} if scheduled else {o: t(f"opt.r_opts.{o}") for o in RACERS}
 
 
-def model_controls(state: PageState) -> None:
-    c = st.columns(len(MODEL) + 1)
-    for col, name in zip(c, (*MODEL, "r_speed"), strict=True):
+def model_controls(state: PageState, names: tuple[str, ...] = (*MODEL, "r_speed"), across: bool = True) -> None:
+    """The model's (and the pace's) widgets: side by side, or one under another in a narrow column."""
+    for col, name in zip(st.columns(len(names)) if across else [st] * len(names), names, strict=True):
         state.widget(name, container=col)
 
 
@@ -77,8 +77,9 @@ def ended(racer: dict) -> bool:
     return racer["diverged_at"] is not None or racer["finished"]
 
 
-def live_panel(kind: str, spec: LiveSpec) -> Cursor | None:
-    """The run of `spec`, live, with what it says of its racers; then their table (read at the cursor's step)."""
+def live_panel(kind: str, spec: LiveSpec, figure=None) -> Cursor | None:
+    """The run of `spec`, live (in `figure`, a container, when given), with what it says of its racers; then their
+    table (read at the cursor's step) below."""
     scheduled = kind == "sched"
     shown = names(scheduled)
 
@@ -97,7 +98,9 @@ def live_panel(kind: str, spec: LiveSpec) -> Cursor | None:
     def invalid(_: BaseException) -> None:
         st.error(t("opt.race.invalid"), icon=":material/error:")
 
-    cursor = live_run.live_lab(spec, show, prefix="opt.race", bad_settings=invalid, messages=messages, n=spec.speed)
+    with figure if figure is not None else st.container():
+        cursor = live_run.live_lab(spec, show, prefix="opt.race", bad_settings=invalid, messages=messages,
+                                   n=spec.speed)
     if cursor is not None:
         table(kind, cursor, shown)
     return cursor
@@ -116,28 +119,30 @@ def table(kind: str, cursor: Cursor, shown: dict[str, str]) -> None:
                                           for v in views],
             t("opt.race.col.state"): [f"{v['state_bytes']:,}" for v in views],
             t("opt.race.col.per_param"): [f"{v['state_bytes'] / v['params']:.2f}" for v in views]}
-    st.dataframe(rows, hide_index=True, key=f"opt.{kind}_df")
-    st.caption(t("opt.race.table_help", params=f"{views[0]['params']:,}" if views else "0"))
+    left, right = st.columns(2, gap="medium")  # below the stage: narrower than its figure
+    left.dataframe(rows, hide_index=True, key=f"opt.{kind}_df")
+    right.caption(t("opt.race.table_help", params=f"{views[0]['params']:,}" if views else "0"))
     counting = [v for v in views if v["counters"][0]]
     if counting:
-        st.caption(t("opt.race.counters", names=t("opt.list_sep").join(shown[v["label"]] for v in counting),
+        right.caption(t("opt.race.counters", names=t("opt.list_sep").join(shown[v["label"]] for v in counting),
                      count=sum(v["counters"][0] for v in counting), bytes=sum(v["counters"][1] for v in counting)))
 
 
 def race_section(state: PageState) -> None:
-    st.markdown(t("opt.race.intro"))
-    with state.controls():
-        opts = state.widget("r_opts")
-        model_controls(state)
-        state.widget("r_steps", container=st.columns(3)[0])
+    figure, side = state.stage()
+    with side:
+        opts = state.widget("r_opts", fold=False)
+        for name in ("r_data", "r_steps"):
+            state.widget(name, fold=False)
+        with state.more(side):
+            model_controls(state, tuple(n for n in (*MODEL, "r_speed") if n != "r_data"), across=False)
+            for o in opts:
+                state.widget(f"r_{o}_lr", label=t("opt.race.lr", name=t(f"opt.r_opts.{o}")))
     if not opts:
-        st.info(t("opt.none"), icon=":material/info:")
+        figure.info(t("opt.none"), icon=":material/info:")
         return
-    with state.controls(expander=t("opt.race.rates"), expanded=False):
-        cols = st.columns(len(opts))
-        for col, o in zip(cols, opts, strict=True):
-            state.widget(f"r_{o}_lr", container=col, label=t("opt.race.lr", name=t(f"opt.r_opts.{o}")))
-    live_panel("race", race_spec(state.values, tuple(opts)))
+    live_panel("race", race_spec(state.values, tuple(opts)), figure)
+    st.markdown(t("opt.race.intro"))
     st.markdown(t("opt.race.explain", steps=NS_STEPS, per=NS_PRODUCTS, products=NS_STEPS * NS_PRODUCTS))
 
 

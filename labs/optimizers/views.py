@@ -84,14 +84,19 @@ def pick_phase() -> None:
 
 
 def momentum_section(state: PageState) -> None:
-    st.markdown(t("opt.mom.intro"))
-    with state.controls():
-        c1, c2, c3, c4 = st.columns([2, 2, 2, 1], vertical_alignment="bottom")
-        kappa = state.widget("kappa", container=c1, help=t("opt.kappa.help"))
-        step = state.widget("m_step", container=c2, help=t("opt.m_step.help"))
-        beta = state.widget("m_beta", container=c3)
-        c4.button(t("opt.mom.optimum"), on_click=use_optimum, args=(kappa,), key="opt.optimum")
+    figure, side = state.stage()
+    with side:
+        kappa = state.widget("kappa", help=t("opt.kappa.help"), fold=False)
+        step = state.widget("m_step", help=t("opt.m_step.help"), fold=False)
+        beta = state.widget("m_beta", fold=False)
+        st.button(t("opt.mom.optimum"), on_click=use_optimum, args=(kappa,), key="opt.optimum", width="stretch")
+        with state.more(side):
+            state.widget("angle")
+            steps = state.widget("steps")
     alpha, ln = step / kappa, kappa
+    with figure:
+        momentum_path(kappa, alpha, beta, state.values["angle"], steps)
+    st.markdown(t("opt.mom.intro"))
     best = optimal_momentum(1.0, ln)
     rates = (max(momentum_rate(alpha, beta, 1.0), momentum_rate(alpha, beta, ln)),
              max(momentum_rate(alpha, 0.0, 1.0), momentum_rate(alpha, 0.0, ln)))
@@ -99,7 +104,7 @@ def momentum_section(state: PageState) -> None:
                          (critical_beta(alpha, 1.0), critical_beta(alpha, ln)), rates)
     yes = {True: t("opt.mom.yes"), False: t("opt.mom.no")}
     spiral = {True: t("opt.mom.spiral"), False: t("opt.mom.real")}
-    left, right = st.columns(2)
+    left, right = st.columns(2, gap="medium")
     with left:
         st.latex(tex["eigen"])
         for key, ok in (("gd", converges(alpha, 0.0, ln)), ("momentum", converges(alpha, beta, ln))):
@@ -119,40 +124,36 @@ def momentum_section(state: PageState) -> None:
     chart = phase_chart(alphas, betas, phase_grid(1.0, ln, alphas, betas), (alpha, beta), best[:2], lab, x_scale=kappa)
     charts.altair_chart(right, chart, key="opt.fig.phase", on_select=pick_phase, selection_mode=PICK, width="stretch")
     right.caption(t("opt.phase.help") + " " + t("opt.phase.click"))
-    momentum_path(state, kappa, alpha, beta)
 
 
-def momentum_path(state: PageState, kappa: float, alpha: float, beta: float) -> None:
-    st.subheader(t("opt.mom.path"))
-    with state.controls():
-        c1, c2 = st.columns(2)
-        state.widget("angle", container=c1)
-        steps = state.widget("steps", container=c2)
-    surf = surface("quadratic", kappa, state.values["angle"])
+def momentum_path(kappa: float, alpha: float, beta: float, angle: float, steps: int) -> None:
+    """Heavy ball against plain gradient descent at this step size on the quadratic of condition number kappa."""
+    surf = surface("quadratic", kappa, angle)
     runs = {"momentum": path("momentum", surf, None, steps, lr=alpha, beta=beta),
             "sgd": path("sgd", surf, None, steps, lr=alpha)}
     ends = {o: diverged_at(p) for o, p in runs.items()}
     names = {"momentum": t("opt.mom.heavy", beta=f"{beta:g}"), "sgd": t("opt.mom.plain")}
+    lab = {k: t(f"opt.fig.{k}") for k in ("x", "y", "start", "minimum", "diverged", "play", "pause", "step")}
+    charts.plotly_chart(st, paths_figure(surf, runs, names, lab, ends), key="opt.fig.mom_path")
+    st.caption(t("opt.mom.path"))
     for o, k in ends.items():
         if k is not None:
             st.warning(t("opt.diverged", name=names[o], step=k, lr=f"{alpha:.4g}"), icon=":material/trending_up:")
-    lab = {k: t(f"opt.fig.{k}") for k in ("x", "y", "start", "minimum", "diverged", "play", "pause", "step")}
-    charts.plotly_chart(st, paths_figure(surf, runs, names, lab, ends), key="opt.fig.mom_path")
 
 
 def schedules_section(state: PageState) -> None:
-    st.markdown(t("opt.sched.intro"))
-    with state.controls():
-        c1, c2, c3, c4 = st.columns(4)
-        steps = state.widget("s_steps", container=c1)
-        warmup = min(state.widget("s_warmup", container=c2), steps - 1)
-        floor = state.widget("s_floor", container=c3, help=t("opt.s_floor.help"))
-        decay = state.widget("s_decay", container=c4, help=t("opt.s_decay.help"))
+    figure, side = state.stage()
+    with side:
+        steps = state.widget("s_steps", fold=False)
+        warmup = min(state.widget("s_warmup", fold=False), steps - 1)
+        floor = state.widget("s_floor", help=t("opt.s_floor.help"), fold=False)
+        decay = state.widget("s_decay", help=t("opt.s_decay.help"), fold=False)
     args = schedule_args(steps, warmup, floor, decay)
     curves = {name: schedule(name, steps, 1.0, **args[name]) for name in SCHEDULES}
     names = {name: t(f"opt.sched.{name}") for name in SCHEDULES}
-    charts.plotly_chart(st, schedule_figure(curves, names, {"step": t("opt.fig.step"), "lr": t("opt.sched.lr")}),
+    charts.plotly_chart(figure, schedule_figure(curves, names, {"step": t("opt.fig.step"), "lr": t("opt.sched.lr")}),
                         key="opt.fig.schedules")
+    st.markdown(t("opt.sched.intro"))
     for name in SCHEDULES:
         st.markdown(f"**{names[name]}**: {t(f'opt.sched.{name}.when')}")
     schedules_race(state, steps, warmup, floor, decay)
@@ -168,34 +169,36 @@ def muon_mixes(state: PageState) -> dict[str, tuple[int, int, float]]:
 
 
 def memory_section(state: PageState) -> None:
-    st.markdown(t("opt.mem.intro"))
+    figure, side = state.stage()
     key = state.key("billions")
     if key not in ss:
         ss[key] = state.values["billions"]
-    billions = st.columns([1, 2])[0].number_input(t(key), 0.001, 10_000.0, step=1.0, format="%g", key=key,
-                                                  help=t("opt.billions.help"))
+    billions = side.number_input(t(key), 0.001, 10_000.0, step=1.0, format="%g", key=key,
+                                 help=t("opt.billions.help"))
     state.set("billions", billions)
     n = billions * 1e9
     names = opt_names(STATE_BYTES)
-    left, right = st.columns([2, 3])
-    charts.plotly_chart(left, state_bytes_figure(STATE_BYTES, names, {"bytes": t("opt.mem.bytes")}),
+    charts.plotly_chart(figure, state_bytes_figure(STATE_BYTES, names, {"bytes": t("opt.mem.bytes")}),
                         key="opt.fig.state")
-    left.caption(t("opt.mem.state_help"))
+    figure.caption(t("opt.mem.state_help"))
+    st.markdown(t("opt.mem.intro"))
     mixes = muon_mixes(state)
     names["muon"] = t("opt.mem.muon_row")
     base = sum(b for k, b in TRAINING_STATE["mixed"].items() if not k.startswith("adam_"))
     rows = memory_rows(n, {**STATE_BYTES, "muon": round(mixes["gpt2"][2], 2)}, base)
-    right.dataframe({t("opt.mem.col.opt"): [names[r["optimizer"]] for r in rows],
-                     t("opt.mem.col.bytes"): [r["bytes"] for r in rows],
-                     t("opt.mem.col.state"): [r["state_gb"] for r in rows],
-                     t("opt.mem.col.total", base=f"{base:g}"): [r["total_gb"] for r in rows]},
-                    hide_index=True, key="opt.mem_df")
-    st.markdown(t("opt.mem.muon_intro"))
-    st.dataframe({t("opt.mem.col.model"): [t(f"opt.mem.model.{k}") for k in mixes],
-                  t("opt.mem.col.params"): [human_count(m[1]) for m in mixes.values()],
-                  t("opt.mem.col.on_muon"): [f"{m[0] / m[1]:.1%}" for m in mixes.values()],
-                  t("opt.mem.col.bytes"): [f"{m[2]:.2f}" for m in mixes.values()]}, hide_index=True, key="opt.muon_df")
-    st.subheader(t("opt.mem.article", params=large(n)))
+    left, right = st.columns(2, gap="medium")  # below the stage: each table narrower than its figure
+    left.dataframe({t("opt.mem.col.opt"): [names[r["optimizer"]] for r in rows],
+                    t("opt.mem.col.bytes"): [r["bytes"] for r in rows],
+                    t("opt.mem.col.state"): [r["state_gb"] for r in rows],
+                    t("opt.mem.col.total", base=f"{base:g}"): [r["total_gb"] for r in rows]},
+                   hide_index=True, key="opt.mem_df")
+    right.markdown(t("opt.mem.muon_intro"))
+    right.dataframe({t("opt.mem.col.model"): [t(f"opt.mem.model.{k}") for k in mixes],
+                     t("opt.mem.col.params"): [human_count(m[1]) for m in mixes.values()],
+                     t("opt.mem.col.on_muon"): [f"{m[0] / m[1]:.1%}" for m in mixes.values()],
+                     t("opt.mem.col.bytes"): [f"{m[2]:.2f}" for m in mixes.values()]}, hide_index=True,
+                    key="opt.muon_df")
+    right.subheader(t("opt.mem.article", params=large(n)))
     article, mixed = training_memory(int(n), "article"), training_memory(int(n), "mixed")
     said = n == ARTICLE_70B["params"]
     table = {t("opt.mem.col.part"): [t(f"opt.mem.{k}") for k in PARTS],
@@ -203,6 +206,6 @@ def memory_section(state: PageState) -> None:
              t("opt.mem.col.mixed", b=bytes_per_param("mixed")): [gb(mixed[k]) for k in PARTS]}
     if said:
         table[t("opt.mem.col.said")] = [gb(ARTICLE_70B[k]) if k in ARTICLE_70B else "–" for k in PARTS]
-    st.dataframe(table, hide_index=True, key="opt.article_df")
-    st.caption(t("opt.mem.note", article=gb(article["total"]), mixed=gb(mixed["total"]),
+    right.dataframe(table, hide_index=True, key="opt.article_df")
+    right.caption(t("opt.mem.note", article=gb(article["total"]), mixed=gb(mixed["total"]),
                  moments=gb(mixed["optimizer"]), said=gb(ARTICLE_70B["total"])))

@@ -191,7 +191,7 @@ def state_bytes_figure(state_bytes: dict[str, float], names: dict[str, str], lab
                            marker_color=[colour(k) for k in keys], text=[f"{state_bytes[k]:g} B" for k in keys],
                            textposition="outside", hovertemplate="%{x}: %{y:g} B<extra></extra>"))
     top = max(state_bytes.values(), default=1) or 1
-    compact_layout(fig, None, labels["bytes"], 320)
+    compact_layout(fig, None, labels["bytes"], 420)  # taller than the tables below it, also on a phone
     fig.update_yaxes(range=[0, top * 1.25])
     return fig
 
@@ -398,10 +398,12 @@ def race_frame(views: list[dict], names: dict[str, str], labels: dict, scheduled
 
     start = max((float(y[0]) for v in views for y in (v["curves"]["loss"][1],) if len(y) and math.isfinite(y[0])),
                 default=1.0)
+    # the loss is the race's figure: wider and taller than the other panel, which is narrower than a phone, so it
+    # stays the larger one where a phone narrows the loss to its width and where the presenter view caps the height
     panels = [xy_panel(labels["loss_title"], lines("loss"), x_label=labels["step"], y_label=labels["loss"],
-                       width=460, height=300, y_range=(0.0, 1.1 * start)),  # from 0 to the start: progress at a glance
+                       width=460, height=340, y_range=(0.0, 1.1 * start)),  # from 0 to the start: progress at a glance
               xy_panel(labels[f"{second}_title"], lines(second), x_label=labels["step"], y_label=labels[second],
-                       width=360, height=300)]
+                       width=300, height=222)]
     if not scheduled:  # from 0, so a racer twice as slow is drawn twice as high; up to twice the slowest's now
         top = max((v["ms"] for v in views if v["ms"] is not None), default=0.0)
         panels[1]["y_range"] = [0.0, 2.0 * top or 1.0]
