@@ -4,6 +4,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from labs import all_schemas
 from sim.core.upload import ERROR_CODES
 from ui.i18n import catalogue
@@ -129,3 +131,16 @@ def test_no_param_sits_where_backslashes_do_not_escape():
     for lang, cat in CATS.items():
         bad = [k for k, v in cat.items() if inside.search(v) and k not in LATEX_KEYS]
         assert not bad, (lang, bad)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_home_cards_say_what_their_labs_do(lang):
+    """A card describes its lab as the lab shows it: the sequence card names every model of the lab's race, and the
+    assistant card does not call a reward a label (the lab's reinforcement learning is given no answer, only a
+    reward)."""
+    from sim.sequence.memory import KINDS
+
+    cat = CATS[lang]
+    assert all(cat[f"seq.model.{k}"] in cat["home.card.sequence"] for k in KINDS)
+    labels_from_a_reward = r"labels? from [^.;:]*\breward" if lang == "en" else r"来自[^。；：]*奖励的标签"
+    assert not re.search(labels_from_a_reward, cat["home.card.assistant"]), "a reward named as a kind of label"
