@@ -498,12 +498,15 @@ def test_views_build_from_sims_objects_with_the_numbers_filled_in():
     frame = plots.regularization_frame(fake_frame(view="weights"), data, curve | {"weights": words,
                                                                                    "zeros": "{z} of {m}"})
     assert frame["caption"].endswith("  ·  3 of 6") and len(frame["panels"]) == 3
-    assert frame["panels"][0]["width"] == plots.THREE_UP[0]
+    # one size for all: under any scaling of the page (a phone's width, the presenter view's height) the first, the
+    # fit, stays the largest
+    assert {(p["width"], p["height"]) for p in frame["panels"]} == {plots.THREE_UP}
 
     points = noisy_points("moons", 0.2, 0)
     frame = plots.noise_frame(fake_frame("acc", "boundary"), points, {"boundary": words, "acc": words,
                                                                         "caption": "{epoch} {train} {val} {gap}"})
     assert frame["caption"] == "2 33.3% 16.7% +16.7"
+    assert {(p["width"], p["height"]) for p in frame["panels"]} == {plots.NOISE_UP}  # the boundary first, square
     # predict > 0.5 where x > 0.25: the cells of class 1 are the grid's columns right of 0.25
     assert len(frame["panels"][0]["series"][1]["x"]) == 25 * int((np.linspace(-6, 6, 25) > 0.25).sum())
     json.dumps(frame)

@@ -169,13 +169,18 @@ def test_l2_formula_and_convention_are_shown_where_lambda_is_set(lang):
     assert catalogue(lang)["gen.reg.convention"] in texts(at)
 
 
-def test_leakage_section_reports_both_protocols_for_each_scenario():
-    at = shared_lab(GEN, "en", section="leakage")
-    shown = texts(at)
-    for scenario in ("scaling", "group", "time"):
-        assert EN[f"gen.leak.{scenario}.title"] in shown
+def test_leakage_section_shows_the_chosen_scenario_with_both_protocols():
+    at = gen_page(section="leakage")
+    assert at.selectbox(key="gen.scenario").value == "scaling"  # the first scenario unless the URL names another
+    scenarios = {"scaling": "strength", "group": "records", "time": "spell"}
+    for scenario, knob in scenarios.items():
+        at.selectbox(key="gen.scenario").set_value(scenario).run()
+        shown = texts(at)
+        assert EN[f"gen.leak.{scenario}.text"] in shown and at.query_params["scenario"] == scenario
         assert EN[f"gen.leak.{scenario}.leaky"] + ": reports" in shown
-    at.slider(key="gen.records").set_value(1).run()
+        assert not any(EN[f"gen.leak.{other}.text"] in shown for other in scenarios if other != scenario)
+        assert {s.key for s in at.slider} >= {f"gen.{knob}"}  # its own setting beside it
+    at.slider(key="gen.spell").set_value(2).run()
     assert not at.exception
 
 

@@ -203,14 +203,14 @@ def test_regression_live_panels() -> None:
 
     from sim.fitting import regression as reg
     from sim.fitting.regression_data import make_dataset
-    from sim.plots.regression import live_panels
+    from sim.plots.regression import LIVE_FIT, LIVE_HALF, live_panels
 
     d = make_dataset("linear", 30, 0.3, 5)
     live = reg.LiveGD(d, reg.GDConfig(lr=0.3))
     live.advance(5)
     run = live.gd
     fit, loss, path = live_panels(live.frame(), d, reg.path_background(run), {**REG_LABELS, "fit": "F", "path": "P"})
-    assert (fit["title"], loss["title"], path["title"]) == ("F", "LOSS", "P") and loss["width"] == 314
+    assert (fit["title"], loss["title"], path["title"]) == ("F", "LOSS", "P") and loss["width"] == LIVE_HALF[0]
     grid = np.linspace(d.x.min(), d.x.max(), reg.CURVE_POINTS)
     np.testing.assert_allclose(fit["series"][-1]["y"], run.w[0] * grid + run.b, atol=1e-6)
     assert loss["series"][0]["x"] == list(range(6))
@@ -219,7 +219,7 @@ def test_regression_live_panels() -> None:
     json.dumps([fit, loss, path])
     deg2 = reg.LiveGD(d, reg.GDConfig(reg.ModelConfig(degree=2), lr=0.01))
     panels = live_panels(deg2.frame(), d, reg.path_background(deg2.gd), REG_LABELS)
-    assert len(panels) == 2 and panels[1]["width"] == 640
+    assert len(panels) == 2 and panels[1]["width"] == LIVE_FIT[0]  # no path: the loss spans the row
 
 
 def test_the_white_template_unvalidated_is_the_validated_one():

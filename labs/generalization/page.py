@@ -5,9 +5,9 @@ import streamlit as st
 
 from labs.generalization import labels
 from labs.generalization.cv_view import cv_view
+from labs.generalization.leak_view import leakage_section
 from labs.generalization.live import live_section
 from labs.generalization.schema import PAGE, SCHEMA
-from sim.fitting import leakage
 from sim.fitting.fit import FitConfig
 from sim.fitting.generalization import (
     CurveData,
@@ -25,6 +25,7 @@ from ui.i18n import t
 from ui.urlstate import PageState
 
 DEFAULTS = {p.name: p.default for p in SCHEMA}
+DATA = ("n", "noise", "train", "val", "seed")  # what draws and splits the 1-D data
 ss = st.session_state
 
 
@@ -52,15 +53,26 @@ def current_data(v: dict) -> CurveData:
     return ss["gen.data"]
 
 
-def data_controls(state: PageState) -> None:
-    with state.controls():
-        cols = st.columns([2, 2, 2, 2, 2, 1.5], vertical_alignment="bottom")
-        for col, name in zip(cols, ("n", "noise", "train", "val", "seed"), strict=False):
-            state.widget(name, container=col)
-        cols[5].button(t("gen.regenerate"), on_click=regenerate, icon=":material/casino:")
+def stage_controls(state: PageState, side, shown: tuple[str, ...], more: tuple[str, ...] = (),
+                   data: bool = True) -> CurveData | None:
+    """Beside the figure: the settings `shown` on view; under More settings the settings `more` and, with `data`,
+    the 1-D data's other settings and New random data. With `data`, returns the split data (an impossible split
+    says so here, beside its sliders)."""
+    with side:
+        for name in shown:
+            state.widget(name, fold=False)
+        if more or data:
+            with state.more(side):
+                for name in more + tuple(n for n in DATA if data and n not in shown):
+                    state.widget(name)
+                if data:
+                    st.button(t("gen.regenerate"), on_click=regenerate, icon=":material/casino:")
+        if not data:
+            return None
         test = odd_test_share(state.values["train"], state.values["val"])
         if test is not None:
             st.caption(t("gen.test_outside", test=f"{test:.0%}"))
+        return current_data(state.values)
 
 
 def widgets(state: PageState, *names: str) -> None:
@@ -72,16 +84,15 @@ def widgets(state: PageState, *names: str) -> None:
 
 # ---------- sections ----------
 def split_section(state: PageState) -> None:
+    figure, side = state.stage()
+    data = stage_controls(state, side, ("train", "val", "n"))
+    with figure:
+        charts.plotly_chart(st, plots.data_figure(data, labels.parts()), key="gen.split_fig")
     st.markdown(t("gen.split.intro"))
-    data_controls(state)
-    data = current_data(state.values)
-    charts.plotly_chart(st, plots.data_figure(data, labels.parts()), key="gen.split_fig")
     st.subheader(t("gen.cv.title"))
     st.markdown(t("gen.cv.intro"))
-    with state.controls():
-        c1, c2 = st.columns(2)
-        k = state.widget("k", container=c1)
-        degree = state.widget("degree", container=c2)
+    widgets(state, "k", "degree")
+    k, degree = state.values["k"], state.values["degree"]
     folds = cross_validate(data, degree, k, state.values["seed"])
     cv_view(folds, data, k, (ss["gen.data_key"], degree, k))
     mean, std = cv_summary(folds)
@@ -93,50 +104,28 @@ def split_section(state: PageState) -> None:
     st.caption(t("gen.cv.note"))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def cached_leak(scenario: str, knob: float, seed: int) -> leakage.Leak:
-    return leakage.leak(scenario, knob, seed)
-
-
-def leakage_section(state: PageState) -> None:
-    st.markdown(t("gen.leak.intro"))
-    for scenario, knob in (("scaling", "strength"), ("group", "records"), ("time", "spell")):
-        with st.container(border=True):
-            st.subheader(t(f"gen.leak.{scenario}.title"))
-            st.markdown(t(f"gen.leak.{scenario}.text"))
-            value = state.widget(knob)
-            leak = cached_leak(scenario, value, state.values["seed"])
-            bar_labels = labels.leak_bars(scenario)
-            example, bars = plots.leak_figures(scenario, leak, labels.leak_example(scenario), bar_labels)
-            c1, c2 = st.columns(2)
-            charts.plotly_chart(c1, example, key=f"gen.leak.{scenario}.example")
-            charts.plotly_chart(c2, bars, key=f"gen.leak.{scenario}.bars")
-            gap = {name: f"{s.gap * 100:+.0f} ± {s.spread * 100:.0f}"
-                   for name, s in (("leaky", leak.leaky), ("honest", leak.honest))}
-            st.caption(t("gen.leak.summary", leaky=bar_labels["leaky"], honest=bar_labels["honest"],
-                         lr=f"{leak.leaky.reported:.0%}", ln=f"{leak.leaky.new:.0%}", gap=gap["leaky"],
-                         hr=f"{leak.honest.reported:.0%}", hn=f"{leak.honest.new:.0%}", hgap=gap["honest"],
-                         repeats=leakage.REPEATS))
-
-
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_sweep(data_key: tuple):
     return capacity_sweep(*data_key)  # this data set and more drawn like it, averaged
 
 
 def capacity_section(state: PageState) -> None:
-    st.markdown(t("gen.cap.intro"))
-    data_controls(state)
-    data = current_data(state.values)
-    degree = state.widget("degree")
+    figure, side = state.stage()
+    data = stage_controls(state, side, ("degree", "n", "noise"))
+    degree = state.values["degree"]
     sweep = cached_sweep(ss["gen.data_key"])
     fit = fit_errors(data, degree)
-    figures = plots.capacity_figures(data, sweep, fit, degree, *labels.capacity(sweep, len(data.train), degree))
-    for col, fig, key in zip(st.columns(2), figures, ("gen.sweep_fig", "gen.fit_fig"), strict=True):
-        charts.plotly_chart(col, fig, key=key)
-    st.caption(t("gen.cap.draws", draws=sweep.draws, best=sweep.best))
-    for col, name in zip(st.columns(3), ("train", "val", "new"), strict=True):
-        col.metric(t(f"gen.cap.metric.{name}", d=degree), f"{getattr(fit, name):.4f}")
+    sweep_fig, fit_fig = plots.capacity_figures(data, sweep, fit, degree,
+                                                *labels.capacity(sweep, len(data.train), degree))
+    with figure:
+        charts.plotly_chart(st, sweep_fig, key="gen.sweep_fig")
+        st.caption(t("gen.cap.draws", draws=sweep.draws, best=sweep.best))
+    left, right = st.columns(2, gap="medium")  # the chosen degree's fit, half the page's width
+    charts.plotly_chart(left, fit_fig, key="gen.fit_fig")
+    with right:
+        for col, name in zip(st.columns(3), ("train", "val", "new"), strict=True):
+            col.metric(t(f"gen.cap.metric.{name}", d=degree), f"{getattr(fit, name):.4f}")
+        st.markdown(t("gen.cap.intro"))
     st.subheader(t("gen.es.title"))
     st.markdown(t("gen.es.intro"))
     v = state.values
@@ -146,18 +135,17 @@ def capacity_section(state: PageState) -> None:
 
 
 def regularization_section(state: PageState) -> None:
-    st.markdown(t("gen.reg.intro"))
-    data_controls(state)
-    data = current_data(state.values)
+    figure, side = state.stage()
+    data = stage_controls(state, side, ("l2", "l1", "dropout"), ("width", "lr", "speed"))
     v = state.values
-    widgets(state, "l2", "l1", "dropout")
-    st.latex(t("gen.reg.formula"))  # the L2 term exactly as sim.fitting.fit computes it (l2_penalty)
-    st.caption(t("gen.reg.convention"))
-    widgets(state, "width", "lr", "speed")
     config = FitConfig(hidden=(v["width"],) * 2, lr=v["lr"], l2=v["l2"], l1=v["l1"], dropout=v["dropout"],
                        seed=v["seed"])
-    live_section("reg", config, ss["gen.data_key"], data, v["speed"])
-    st.caption(t("gen.reg.note"))
+    with figure:
+        live_section("reg", config, ss["gen.data_key"], data, v["speed"])
+        st.caption(t("gen.reg.note"))
+    st.markdown(t("gen.reg.intro"))
+    st.latex(t("gen.reg.formula"))  # the L2 term exactly as sim.fitting.fit computes it (l2_penalty)
+    st.caption(t("gen.reg.convention"))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -166,13 +154,15 @@ def cached_noisy_points(dataset: str, flip: float, seed: int):
 
 
 def label_noise_section(state: PageState) -> None:
-    st.markdown(t("gen.noise.intro"))
+    figure, side = state.stage()
+    stage_controls(state, side, ("flip", "dataset", "width"), ("lr", "speed"), data=False)
     v = state.values
-    widgets(state, "dataset", "flip", "width", "lr", "speed")
     points = cached_noisy_points(v["dataset"], v["flip"], v["seed"])
     config = FitConfig(task="binary", hidden=(v["width"],) * 2, lr=v["lr"], seed=v["seed"])
-    live_section("noise", config, (v["dataset"], v["flip"], v["seed"]), points, v["speed"])
-    st.caption(t("gen.noise.note", flipped=int(points.flipped.sum()), n=len(points.y_train)))
+    with figure:
+        live_section("noise", config, (v["dataset"], v["flip"], v["seed"]), points, v["speed"])
+        st.caption(t("gen.noise.note", flipped=int(points.flipped.sum()), n=len(points.y_train)))
+    st.markdown(t("gen.noise.intro"))
 
 
 # ---------- page ----------
@@ -181,7 +171,7 @@ SECTIONS = {"split": split_section, "leakage": leakage_section, "capacity": capa
 
 
 def main() -> None:
-    PageState(PAGE, SCHEMA).sections(t("nav.generalization"), t("gen.intro"), SECTIONS)
+    PageState(PAGE, SCHEMA).sections(t("nav.generalization"), t("gen.intro"), SECTIONS, t("gen.about"))
 
 
 main()

@@ -29,7 +29,8 @@ SCHEMA = [
     Param("l2", "choice", 0.0, choices=L2_RATES),
     Param("l1", "choice", 0.0, choices=L1_RATES),
     Param("dropout", "float", 0.0, lo=0.0, hi=0.8, step=0.05),
-    # leakage: each scenario's knob (at its lowest value there is nothing to leak)
+    # leakage: which scenario the section shows, and each scenario's knob (at its lowest value nothing leaks)
+    Param("scenario", "choice", "scaling", choices=("scaling", "group", "time")),
     Param("strength", "float", 10.0, lo=1.0, hi=20.0, step=0.5),  # noise of the test hospital's scanner
     Param("records", "int", 10, lo=1, hi=20, step=1),  # records per person
     Param("spell", "int", 15, lo=2, hi=30, step=1),  # mean length of a weather spell, days (2: no persistence)

@@ -27,6 +27,9 @@ from ui.upload import upload_box
 from ui.urlstate import PageState
 
 WITH_HELP = ("noise", "outlier_size", "degree", "standardize", "delta")  # widgets with a reg.<name>_help tooltip
+DATA = ("dataset", "n", "noise", "outliers", "outlier_size", "seed")  # what draws the generated data set
+# the controls beside the figure, per solver: what changes its picture most
+MAIN = {"closed_form": ("dataset", "degree", "outliers"), "gd": ("dataset", "degree", "lr")}
 ss = st.session_state
 
 
@@ -50,11 +53,13 @@ def digest(data: RegressionData) -> str:
     return h.hexdigest()
 
 
-def data_controls(state: PageState) -> tuple[RegressionData, tuple]:
-    """The data in use and a key that changes whenever it does."""
+def data_controls(state: PageState, shown: tuple[str, ...]) -> tuple[RegressionData, tuple]:
+    """The data in use and a key that changes whenever it does (the data's settings not in `shown`, drawn beside
+    the figure already, then New random data and the upload box)."""
     uploaded = ss.get("reg.upload")
-    for name in ("dataset", "n", "noise", "outliers", "outlier_size", "seed"):
-        widget(state, name, disabled=uploaded is not None)
+    for name in DATA:
+        if name not in shown:
+            widget(state, name, disabled=uploaded is not None)
     st.button(t("reg.regenerate"), on_click=regenerate, icon=":material/casino:", width="stretch",
               disabled=uploaded is not None)
     uploaded = upload_box("reg", parse_regression_csv,
@@ -62,32 +67,30 @@ def data_controls(state: PageState) -> tuple[RegressionData, tuple]:
                           errors="reg.upload")
     if uploaded is not None:
         return uploaded, ("upload", digest(uploaded))
-    v = state.values
-    key = tuple(v[k] for k in ("dataset", "n", "noise", "seed", "outliers", "outlier_size"))
-    if v["outliers"] > v["n"]:
-        st.caption(t("reg.outliers_capped", n=v["n"]))
+    key = tuple(state.values[k] for k in ("dataset", "n", "noise", "seed", "outliers", "outlier_size"))
     return make_dataset(*key), key
 
 
 # ---------- model ----------
-def model_controls(state: PageState, data: RegressionData) -> reg.ModelConfig:
-    cols = st.columns(4, vertical_alignment="bottom")
-    for col, name in zip(cols, ("degree", "loss", "delta", "standardize"), strict=True):
-        widget(state, name, container=col)  # δ stays live: the outliers view uses it with any loss
+def model_controls(state: PageState, data: RegressionData, shown: tuple[str, ...]) -> reg.ModelConfig:
+    """The model's settings not in `shown` (δ stays live: the outliers view uses it with any loss)."""
+    for name in ("degree", "loss", "delta", "standardize"):
+        if name not in shown:
+            widget(state, name)
     v = state.values
     return reg.ModelConfig(degree=v["degree"], standardize=v["standardize"], loss=v["loss"],
                            delta=v["delta"] * data.scale)
 
 
 def closed_form_view(data: RegressionData, config: reg.ModelConfig) -> reg.Fit:
-    st.caption(t(f"reg.method.{'normal' if config.loss == 'mse' else 'irls'}"))
     model = reg.fit(data.x, data.y, config)
+    if not model.overflow:
+        labels = {**data_labels(data), "fit": t("reg.plot.fit"), "truth": t("reg.plot.truth")}
+        charts.plotly_chart(st, plots.fit_view(data, model, labels), key="reg.fit_fig")
+    st.caption(t(f"reg.method.{'normal' if config.loss == 'mse' else 'irls'}"))
     show_issues(model.issues)
-    if model.overflow:
-        return model
-    labels = {**data_labels(data), "fit": t("reg.plot.fit"), "truth": t("reg.plot.truth")}
-    charts.plotly_chart(st, plots.fit_view(data, model, labels), key="reg.fit_fig")
-    metrics_row(data, model)
+    if not model.overflow:
+        metrics_row(data, model)
     return model
 
 
@@ -117,17 +120,12 @@ def lr_advice(run: reg.GDRun) -> None:
 
 def gd_view(state: PageState, data: RegressionData, data_key: tuple,
             config: reg.ModelConfig) -> tuple[reg.Fit, np.ndarray | None]:
-    """The live run of the settings; returns its model at the step shown, and its (w, b) path for one weight."""
-    with state.controls():
-        cols = st.columns(3)
-        state.widget("lr", container=cols[0])
-        state.widget("batch_size", container=cols[1],
-                     format_func=lambda b: t("reg.batch_size.full") if b == "full" else str(b))
-        state.widget("speed", container=cols[2])
+    """The live run of the settings (its Play bar above its view, the advice on its learning rate below); returns
+    its model at the step shown, and its (w, b) path for one weight."""
     gd = gd_config(state, config)
     start = reg.GDRun(data.x, data.y, gd)  # the run at w = b = 0: what the advice and the path's background read
-    lr_advice(start)
     cursor = live_panel(live_spec(data, data_key, gd, state.values["speed"]), data, config, reg.path_background(start))
+    lr_advice(start)
     with cursor.model() as run:  # the run at the step shown
         model, path = run.gd.as_fit(), run.gd.path_array() if run.with_path else None
     if not cursor.playing:
@@ -136,18 +134,34 @@ def gd_view(state: PageState, data: RegressionData, data_key: tuple,
 
 
 # ---------- page ----------
+def controls(state: PageState, side) -> tuple[RegressionData, tuple, reg.ModelConfig]:
+    """Beside the figure: the solver and what changes its picture most (the data set, the degree, and the outliers
+    or gradient descent's learning rate); the rest under More settings. Returns the data, its key and the model."""
+    with side:
+        solver = state.widget("solver", fold=False)
+        shown = MAIN[solver]
+        for name in shown:
+            widget(state, name, fold=False, disabled=ss.get("reg.upload") is not None and name in DATA)
+        v = state.values
+        if v["outliers"] > v["n"] and ss.get("reg.upload") is None:
+            st.caption(t("reg.outliers_capped", n=v["n"]))
+        with state.more(side):
+            data, data_key = data_controls(state, shown)
+            config = model_controls(state, data, shown)
+            if solver == "gd":
+                state.widget("batch_size", format_func=lambda b: t("reg.batch_size.full") if b == "full" else str(b))
+                state.widget("speed")
+    return data, data_key, config
+
+
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
-    with state.frame(t("reg.title"), t("reg.intro")):
-        left, right = state.columns([1, 3], controls=0, gap="medium")
-        with state.controls(left):
-            st.subheader(t("reg.data"))
-            data, data_key = data_controls(state)
-        with right:
-            with state.controls():
-                config = model_controls(state, data)
-            path = None  # the gradient-descent path, drawn on the loss surface
-            if state.widget("solver", fold=False, label_visibility="collapsed") == "closed_form":
+    with state.frame(t("reg.title"), t("reg.intro"), t("reg.about")):
+        figure, side = state.stage()
+        data, data_key, config = controls(state, side)
+        path = None  # the gradient-descent path, drawn on the loss surface
+        with figure:
+            if state.values["solver"] == "closed_form":
                 model = closed_form_view(data, config)
             else:
                 model, path = gd_view(state, data, data_key, config)

@@ -11,6 +11,7 @@ from sim.fitting.regression_data import NOTES_EXAMPLE, RegressionData
 from sim.plots import regression as plots
 from ui import charts
 from ui.i18n import t
+from ui.layout import STAGE
 from ui.urlstate import PageState
 
 SHOWN_ROWS = 10  # rows of the step-by-step table
@@ -57,8 +58,9 @@ def metrics_row(data: RegressionData, model: reg.Fit) -> None:
 def residuals_panel(data: RegressionData, model: reg.Fit) -> None:
     labels = {"x": column(data, data.x.shape[1] - 1), **{k: t(f"reg.plot.{k}") for k in
                                                          ("fitted", "residual", "count", "vs_x", "vs_fit", "hist")}}
-    charts.plotly_chart(st, plots.residuals_view(data, model, labels), key="reg.resid_fig")
-    st.caption(t("reg.residuals_help"))
+    figure, words = st.columns(STAGE, gap="medium")  # as wide as the fit above it, and lower
+    charts.plotly_chart(figure, plots.residuals_view(data, model, labels), key="reg.resid_fig")
+    words.caption(t("reg.residuals_help"))
 
 
 def surface_panel(data: RegressionData, config: reg.ModelConfig, path: np.ndarray | None) -> None:
@@ -69,8 +71,9 @@ def surface_panel(data: RegressionData, config: reg.ModelConfig, path: np.ndarra
         return
     labels = {**param_labels(config), "loss": t("reg.plot.loss"), "path": t("reg.plot.path"),
               "start": t("reg.plot.start"), "optimum": t("reg.plot.optimum")}
-    charts.plotly_chart(st, plots.surface_view(data, config, path, labels), key="reg.surface_fig")
-    st.caption(t("reg.surface_help") + ("" if path is not None else " " + t("reg.surface_no_path")))
+    figure, words = st.columns(2, gap="medium")  # half the page's width: smaller than the fit above it
+    charts.plotly_chart(figure, plots.surface_view(data, config, path, labels), key="reg.surface_fig")
+    words.caption(t("reg.surface_help") + ("" if path is not None else " " + t("reg.surface_no_path")))
 
 
 def outliers_panel(data: RegressionData, config: reg.ModelConfig) -> None:

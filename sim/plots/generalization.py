@@ -38,7 +38,14 @@ PART_COLORS = {"train": TRAIN_COLOR, "val": VAL_COLOR, "test": HOLDOUT_COLOR}
 LIGHT = {0: tint(ORANGE, 0.35), 1: tint(BLUE, 0.3)}  # class regions behind the points
 CLASS = {0: TRAIN_COLOR, 1: TEST_COLOR}
 TOP_DECADES = 3  # the sweep's error axis reaches this many decades above the lowest validation error
-TWO_UP, THREE_UP = (440, 280), (300, 260)  # panel sizes (px) when two or three share the page's width
+TWO_UP = (440, 280)  # panel size (px) when two share the page's width
+# the regularisation run's three panels and the label-noise run's two, in the page's figure column: two to a row
+# even on a 1280-px projector (683 px), and over 85 % of a phone's width; each as large as the others, so the first
+# (the fit, the boundary) stays the largest however a screen scales them
+THREE_UP, NOISE_UP = (332, 260), (332, 332)
+# the main Plotly figures' heights (px), taller than the figures below them (the chosen degree's fit 340, a leakage
+# scenario's picture of one draw 300)
+SWEEP_HEIGHT, LEAK_HEIGHT = 380, 340
 
 
 # ---------- split and cross-validation ----------
@@ -167,7 +174,7 @@ def sweep_figure(degrees: np.ndarray, train: np.ndarray, val: np.ndarray, new: n
     top = min(float(shown.max()), 10.0 ** TOP_DECADES * max(float(val.min()), floor))
     fig.update_yaxes(type="log", dtick=1, range=[np.log10(shown.min()) - 0.2, np.log10(top) + 0.2])
     fig.update_xaxes(range=[lo, hi], dtick=1 if len(degrees) <= 12 else 2)
-    return compact_layout(fig, labels["degree"], labels["mse"], height=340)
+    return compact_layout(fig, labels["degree"], labels["mse"], height=SWEEP_HEIGHT)
 
 
 def fit_figure(x: np.ndarray, y: np.ndarray, parts: dict[str, np.ndarray], grid: np.ndarray, pred: np.ndarray,
@@ -247,8 +254,9 @@ def boundary_panel(grid_x: np.ndarray, grid_y: np.ndarray, predicted: np.ndarray
              for c in (0, 1)]
     lines.append(series(X[flipped, 0], X[flipped, 1], kind="points", color=INK, size=5))
     lines += [series(X[y == c, 0], X[y == c, 1], kind="points", color=CLASS[c], size=3) for c in (0, 1)]
-    side = TWO_UP[1] + 20  # square, so the plane is not stretched
-    return xy_panel(labels["title"], lines, x_range=(-reach, reach), y_range=(-reach, reach), width=side, height=side)
+    # square, so the plane is not stretched
+    return xy_panel(labels["title"], lines, x_range=(-reach, reach), y_range=(-reach, reach), width=NOISE_UP[0],
+                    height=NOISE_UP[1])
 
 
 # ---------- leakage ----------
@@ -269,7 +277,7 @@ def leak_figure(leaky: tuple[float, float], honest: tuple[float, float], labels:
         annotations=[dict(x=1, y=0.5, xref="paper", yref="y", text=labels["chance"], showarrow=False, xanchor="right",
                           yanchor="top", font=dict(size=11, color=GUIDE_COLOR))])
     fig.update_yaxes(range=[0, 1.12], tickformat=".0%")
-    return compact_layout(fig, "", labels["accuracy"], height=300)
+    return compact_layout(fig, "", labels["accuracy"], height=LEAK_HEIGHT)
 
 
 def spare_features_figure(example: dict, labels: dict) -> go.Figure:
@@ -393,7 +401,7 @@ def noise_frame(frame: dict, points: NoisyPoints, labels: dict) -> dict:
     predicted = np.unpackbits(frame["classes"], count=len(NOISE_CELLS)).astype(int)
     boundary = boundary_panel(NOISE_CELLS[:, 0], NOISE_CELLS[:, 1], predicted, points.X_train, points.y_train,
                               points.flipped, DOMAIN, labels["boundary"])
-    acc = curves_panel(frame["curves"], frame["best_epoch"], labels["acc"], y_range=(0.0, 1.0))
+    acc = curves_panel(frame["curves"], frame["best_epoch"], labels["acc"], y_range=(0.0, 1.0), size=NOISE_UP)
     caption = labels["caption"].format(epoch=frame["epoch"], train=f"{last['train_acc']:.1%}",
                                        val=f"{last['val_acc']:.1%}",
                                        gap=f"{(last['train_acc'] - last['val_acc']) * 100:+.1f}")

@@ -19,6 +19,11 @@ OUTLIER_COLOR = RED
 ROBUST_COLOR = GREEN
 GUIDE_COLOR = GUIDE
 LIVE_POINTS = 400  # the live view draws at most this many points: every frame carries them
+# figure heights (px): the page's main fit is the tallest; the views below it are lower or half as wide
+FIT_HEIGHT, RESIDUALS_HEIGHT, SURFACE_HEIGHT = 400, 260, 380
+# the live view's panels (px): the fit spans the page's figure column, the loss and the path share the row below
+# (2 × 330 + their borders and gap: within the figure column of a 1280-px projector, 683 px)
+LIVE_FIT, LIVE_HALF = (672, 320), (330, 240)
 
 
 def _y_window(y: np.ndarray) -> tuple[float, float]:
@@ -35,7 +40,7 @@ def _spread(n: int, most: int) -> np.ndarray:
 
 # ---------- Plotly figures ----------
 def fit_figure(x: np.ndarray, y: np.ndarray, outlier: np.ndarray, curves: Sequence[dict], labels: dict,
-               height: int = 360) -> go.Figure:
+               height: int = FIT_HEIGHT) -> go.Figure:
     """Data points (outliers in red) and curves, each {"x", "y", "name", "color", "dash"}.
 
     labels: "x", "y", "data", "outlier".
@@ -62,7 +67,7 @@ def residual_figure(x: np.ndarray, y_hat: np.ndarray, r: np.ndarray, outlier: np
             for axis, along in (("", x), ("2", y_hat))
             for mask, colour in ((~outlier, DATA_COLOR), (outlier, OUTLIER_COLOR)) if mask.any()]
     data.append(go.Histogram(x=r, xaxis="x3", yaxis="y3", marker_color=DATA_COLOR, showlegend=False))
-    layout = {"template": WHITE, "height": 320, "margin": {"l": 55, "r": 10, "t": 35, "b": 45}}
+    layout = {"template": WHITE, "height": RESIDUALS_HEIGHT, "margin": {"l": 55, "r": 10, "t": 35, "b": 45}}
     zero = {"type": "line", "y0": 0, "y1": 0, "x0": 0, "x1": 1, "line": {"color": GUIDE_COLOR, "dash": "dash"}}
     layout["shapes"] = [{**zero, "xref": "x domain", "yref": "y"}, {**zero, "xref": "x2 domain", "yref": "y2"}]
     layout["annotations"] = []
@@ -97,7 +102,7 @@ def surface_figure(w_grid: np.ndarray, b_grid: np.ndarray, Z: np.ndarray, path: 
                     marker={"color": OUTLIER_COLOR, "size": 14, "symbol": "star"})
     fig.update_xaxes(range=[w_grid[0], w_grid[-1]])
     fig.update_yaxes(range=[b_grid[0], b_grid[-1]])
-    return compact_layout(fig, labels["w"], labels["b"], 420)
+    return compact_layout(fig, labels["w"], labels["b"], SURFACE_HEIGHT)
 
 
 def surface_window(optimum: np.ndarray, path: np.ndarray | None, resolution: int = 70) -> tuple[np.ndarray, np.ndarray]:
@@ -178,7 +183,7 @@ def live_panels(frame: dict, data: RegressionData, background: tuple | None, lab
     panels = [fit_panel(reg.axis(data)[0], data.y, data.outlier, cx, cy,
                         {"title": labels["fit"], "x": labels["x"], "y": labels["y"]}),
               loss_panel(*frame["losses"], {"title": labels["loss"], "epoch": labels["epoch"]},
-                         width=640 if background is None else 314)]
+                         width=LIVE_FIT[0] if background is None else LIVE_HALF[0])]
     if background is not None and frame["path"] is not None:
         contours, optimum = background
         panels.append(path_panel(frame["path"], contours, optimum,
@@ -188,7 +193,7 @@ def live_panels(frame: dict, data: RegressionData, background: tuple | None, lab
 
 # ---------- live panels (sim.plots.panels) ----------
 def fit_panel(x: np.ndarray, y: np.ndarray, outlier: np.ndarray, curve_x: np.ndarray, curve_y: np.ndarray,
-              labels: dict, width: int = 640) -> dict:
+              labels: dict, width: int = LIVE_FIT[0]) -> dict:
     """Data (thinned to LIVE_POINTS) and the model's current curve. labels: "title", "x", "y"."""
     keep = _spread(len(x), LIVE_POINTS)
     x, y, outlier = x[keep], y[keep], outlier[keep]
@@ -196,18 +201,18 @@ def fit_panel(x: np.ndarray, y: np.ndarray, outlier: np.ndarray, curve_x: np.nda
              series(x[outlier], y[outlier], "points", OUTLIER_COLOR, size=4.0),
              series(curve_x, curve_y, "line", FIT_COLOR, width=2.5)]
     return xy_panel(labels["title"], parts, y_range=_y_window(y), x_label=labels["x"], y_label=labels["y"],
-                    width=width, height=300)
+                    width=width, height=LIVE_FIT[1])
 
 
-def loss_panel(epochs: Sequence[int], history: Sequence[float], labels: dict, width: int = 314) -> dict:
+def loss_panel(epochs: Sequence[int], history: Sequence[float], labels: dict, width: int = LIVE_HALF[0]) -> dict:
     """Loss against epoch on a log axis (at most 300 points). labels: "title", "epoch"."""
     idx = reg.thin_indices(len(history), reg.LIVE_HISTORY)
     return xy_panel(labels["title"], [series(np.asarray(epochs)[idx], np.asarray(history)[idx], "line", FIT_COLOR)],
-                    x_label=labels["epoch"], width=width, height=280, log_y=True)
+                    x_label=labels["epoch"], width=width, height=LIVE_HALF[1], log_y=True)
 
 
 def path_panel(path: np.ndarray, contours: Sequence[tuple[np.ndarray, np.ndarray]], optimum: tuple[float, float],
-               labels: dict, width: int = 314) -> dict:
+               labels: dict, width: int = LIVE_HALF[0]) -> dict:
     """The (w, b) path over the squared loss's contour ellipses; the view is set by the outer ellipse
     (or by the start and the minimum), so a path that overshoots visibly leaves it. labels: "title", "w", "b"."""
     parts = [series(cw, cb, "line", GUIDE_COLOR, width=1.0) for cw, cb in contours]
@@ -220,7 +225,7 @@ def path_panel(path: np.ndarray, contours: Sequence[tuple[np.ndarray, np.ndarray
     pad = np.maximum((hi - lo) * 0.15, 0.25)
     return xy_panel(labels["title"], parts, x_range=(lo[0] - pad[0], hi[0] + pad[0]),
                     y_range=(lo[1] - pad[1], hi[1] + pad[1]), x_label=labels["w"], y_label=labels["b"],
-                    width=width, height=280)
+                    width=width, height=LIVE_HALF[1])
 
 
 # ---------- one update, written out ----------
