@@ -15,10 +15,10 @@ from sim.alignment.pipeline import (
     PipelineRun,
     answer_logps,
     answer_token_logps,
-    evaluate,
     raw_rewards,
     reward_model,
     sample,
+    scores,
     sft_loss,
 )
 from sim.transformers.transformer import TinyTransformer
@@ -105,6 +105,18 @@ def test_text_keeps_its_law_and_prompts_their_shape():
     assert x.shape == y.shape == (4, tk.SEQ_LEN - 1) and torch.equal(x[:, 1:], y[:, :-1])
 
 
+def test_all_prompts_are_every_fluent_quadruple_once():
+    import itertools
+
+    by_hand = [q for q in itertools.product(range(tk.N_LETTERS), repeat=4)
+               if all(q[i] != q[i - 1] for i in range(1, 4)) and all(q[i] != q[i - 2] for i in range(2, 4))]
+    p = tk.all_prompts()
+    assert len(by_hand) == 8 * 7 * 6 * 6 == len(p) and p[:, :4].tolist() == [list(q) for q in by_hand]
+    assert (p[:, 4] == tk.SEP_ID).all()
+    drawn = {tuple(r) for r in tk.prompts(4000, torch.Generator().manual_seed(6)).tolist()}
+    assert drawn <= {tuple(r) for r in p.tolist()}  # prompts() draws from the same set
+
+
 def test_the_rule_by_hand():
     p = torch.tensor([tk.encode("dhfg="), tk.encode("dhfg="), tk.encode("dhfg="), tk.encode("dhfg="),
                       tk.encode("dhfg="), tk.encode("abca=")])
@@ -118,7 +130,8 @@ def test_the_rule_by_hand():
 
 
 def test_preference_pairs_follow_and_break_the_rule():
-    d = tk.preferences(400, torch.Generator().manual_seed(4))
+    g = torch.Generator().manual_seed(4)
+    d = tk.preferences(tk.prompts(400, g), g)
     assert tk.judge(d.prompt, d.chosen).follows.all()
     rej = tk.judge(d.prompt, d.rejected)
     assert not rej.follows.any() and not (d.rejected[:, :3] == d.prompt[:, :1]).any()
@@ -164,9 +177,10 @@ def test_greedy_sampling_and_the_reward_model_by_hand():
         seq = torch.cat([seq, model(seq)[:, -1].argmax(-1, keepdim=True)], dim=1)
     assert torch.equal(a, seq[:, 5:])
     rm = reward_model(model, torch.Generator().manual_seed(3))
-    scores = rm(torch.cat([prompt, a], dim=1))[0, :, 0]
-    assert raw_rewards(rm, prompt, a).item() == pytest.approx(scores[5:].sum().item(), rel=1e-6)
-    e = evaluate(model, prompt.repeat(8, 1), torch.Generator().manual_seed(0), ref=model)
+    per_position = rm(torch.cat([prompt, a], dim=1))[0, :, 0]
+    assert raw_rewards(rm, prompt, a).item() == pytest.approx(per_position[5:].sum().item(), rel=1e-6)
+    p8 = prompt.repeat(8, 1)
+    e = scores(model, p8, sample(model, p8, torch.Generator().manual_seed(0)), ref=model)
     assert e["kl"] == pytest.approx(0.0, abs=1e-6) and 0 <= e["follows"] <= e["distinct"] <= e["format"] <= 1
 
 

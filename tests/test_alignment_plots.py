@@ -7,7 +7,8 @@ from sim.alignment.pipeline import STAGES, PipelineRun
 from sim.plots.alignment import mask_figure, pipeline_frame, side_by_side_rows
 
 LABELS = {k: k for k in ("step", "loss", "share", "reward", "kl", "loss_title", "share_title", "reward_title",
-                         "kl_title", "format", "follows", "accuracy", *STAGES)} | {"caption": "{step}/{total} {stage}"}
+                         "kl_title", "format", "follows", "accuracy", *STAGES)} | {"caption": "{step}/{total} {stage}",
+                                                                                "dpo_loss": "dpo + nll"}
 SHORT = {"pretrain": 12, "sft": 11, "reward": 10, "dpo": 12, "rlhf": 11, "hack": 12}
 
 
@@ -20,7 +21,7 @@ def test_the_frame_draws_the_runs_curves():
     loss, shares, reward, kl = d["panels"]
     assert all(p["x_range"] == [0.0, 40.0] for p in d["panels"])
     lines = {s["label"]: s for s in loss["series"] if s["label"]}
-    assert set(lines) == {"pretrain", "sft", "reward", "dpo"}
+    assert set(lines) == {"pretrain", "sft", "reward", "dpo + nll"}  # the DPO loss curve is named as its label says
     x, y = run.curves["sft"]["loss"]
     assert lines["sft"]["x"] == [float(v) for v in x] and np.allclose(lines["sft"]["y"], y, atol=1e-4)
     # stage boundaries drawn up to the step reached: sft, reward, dpo start at 12, 23, 33

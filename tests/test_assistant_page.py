@@ -9,9 +9,11 @@ import pytest
 from apptools import fuzz_widget, live_advance, live_model, open_lab, schema_choices, shared_lab, table, texts
 from labs.assistant.schema import PAGE as P
 from labs.assistant.schema import SCHEMA
+from sim.dedup import clean as cleaning
 from sim.dedup.clean import CleanConfig, clean
 from sim.dedup.corpus import make_corpus
-from sim.paradigms.bandit import train_bandit
+from sim.dedup.live import read
+from sim.paradigms.bandit import result, train_bandit
 from sim.paradigms.generative import accuracy, fit_gaussians, fit_logistic, two_classes
 from ui.i18n import catalogue
 from ui.schema import format_value
@@ -46,9 +48,8 @@ def test_the_paradigms_section_writes_the_two_models_numbers():
                                         w1=f"{lg.w[0]:.2f}", w2=f"{lg.w[1]:.2f}", b=f"{lg.b:.2f}", n_params_d=3,
                                         n_params_g=8, p0="0.50", p1="0.50", m=40)
     assert want in texts(at)
-    run = train_bandit(300, 0.2, 3)
-    assert EN["asst.sig.rl_result"].format(steps=300, best=3, p=f"{run.probs[-1, 2]:.0%}",
-                                           reward=f"{run.rewards.mean():.2f}", top="0.8") in texts(at)
+    key, params = result(train_bandit(300, 0.2, 3))
+    assert EN[key].format(**params) in texts(at)
 
 
 def test_the_sentence_becomes_next_token_pairs_and_a_short_one_is_a_warning():
@@ -81,10 +82,8 @@ def test_the_data_section_writes_the_engines_scores():
     df = table(at, EN["asst.data.col.recall"])
     assert list(df[EN["asst.data.col.removed"]]) == [len(s.removed) for s in r.steps]
     assert list(df[EN["asst.data.col.recall"]]) == [f"{s.recall:.1%}" for s in r.steps]
-    assert EN["asst.data.summary"].format(raw=len(c), kept=len(r.kept), share=f"{r.share_kept:.0%}",
-                                          junk=int(c.junk.sum()), exact=int(c.exact.sum()), near=int(c.near.sum()),
-                                          test=int(c.test.sum())) in texts(at)
-    assert EN["asst.data.left"].format(**r.left) in texts(at)
+    for key, params in (cleaning.summary(c, r), cleaning.left(r)):
+        assert EN[key].format(**params) in texts(at)
 
 
 def test_no_step_says_so_and_the_near_step_off_still_shows_minhash():
@@ -104,11 +103,8 @@ def test_step_trains_both_models_and_reset_goes_back():
     at.run()
     with live_model(at, "asst.data.train") as run:
         f = run.frame()
-    raw, cl = f["models"]["raw"], f["models"]["clean"]
-    gap = EN["asst.data.live.read"].format(raw_gap=f"{raw['heldout'][-1] - raw['test'][-1]:+.3f}",
-                                           clean_gap=f"{cl['heldout'][-1] - cl['test'][-1]:+.3f}",
-                                           raw_tokens=raw["tokens"], clean_tokens=cl["tokens"])
-    assert gap in texts(at)
+    for key, params in read(f):  # the reading of the step the run is paused at
+        assert EN[key].format(**params) in texts(at)
     at.button(key="asst.data.train.reset").click().run()
     with live_model(at, "asst.data.train") as run:
         assert run.steps == 0

@@ -6,12 +6,14 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
+from labs.assistant.say import said, say
 from sim.core.live import Cursor, LiveSpec
 from sim.core.text import md
+from sim.dedup import clean as cl
 from sim.dedup.clean import STEPS, CleanConfig, Cleaned, clean
 from sim.dedup.corpus import Corpus, make_corpus
-from sim.dedup.live import MODELS, cleaning_run
-from sim.dedup.minhash import candidate_probability, jaccard, jaccard_estimate, minhash, shingles
+from sim.dedup.live import MODELS, cleaning_run, read
+from sim.dedup.minhash import candidate_probability
 from sim.plots.assistant import cleaning_frame, estimate_figure, lsh_figure, removed_figure
 from ui import charts, live_plots, live_run
 from ui.i18n import t
@@ -52,9 +54,7 @@ def kind_of(corpus: Corpus, i: int) -> str:
 
 
 def steps_view(corpus: Corpus, result: Cleaned) -> None:
-    st.markdown(t("asst.data.summary", raw=len(corpus), kept=len(result.kept), share=f"{result.share_kept:.0%}",
-                  junk=int(corpus.junk.sum()), exact=int(corpus.exact.sum()), near=int(corpus.near.sum()),
-                  test=int(corpus.test.sum())))
+    st.markdown(say(cl.summary(corpus, result)))
     if not result.steps:
         st.info(t("asst.data.no_steps"))
         return
@@ -70,8 +70,7 @@ def steps_view(corpus: Corpus, result: Cleaned) -> None:
     kinds = {k: str(t(f"asst.data.kind.{k}")) for k in KINDS}
     charts.plotly_chart(st, removed_figure(rows, kinds, {"lines": str(t("asst.data.fig.lines"))}),
                         key="asst.fig.removed")
-    left = result.left
-    st.markdown(t("asst.data.left", junk=left["junk"], exact=left["exact"], near=left["near"], test=left["test"]))
+    st.markdown(say(cl.left(result)))
     with st.expander(t("asst.data.examples")):
         for s in result.steps:
             shown = s.removed[:4]
@@ -91,10 +90,7 @@ def _count(corpus: Corpus, removed: list[int]) -> dict[str, int]:
 def minhash_view(corpus: Corpus, result: Cleaned, v: dict) -> None:
     st.subheader(t("asst.data.mh.title"))
     near = next((s for s in result.steps if s.name == "near"), None)
-    pairs = corpus.near_pairs()
-    exact = np.array([jaccard(shingles(corpus.lines[a]), shingles(corpus.lines[b])) for a, b in pairs])
-    sig = {i: minhash(shingles(corpus.lines[i]), v["d_perm"], v["d_seed"]) for p in pairs for i in p}
-    est = np.array([jaccard_estimate(sig[a], sig[b]) for a, b in pairs])
+    exact, est = cl.pair_estimates(corpus, config(v))
     if near is None:
         st.info(t("asst.data.mh.off"))
     else:
@@ -103,13 +99,10 @@ def minhash_view(corpus: Corpus, result: Cleaned, v: dict) -> None:
         labels = {k: str(t(f"asst.data.mh.{k}")) for k in ("curve", "threshold", "pairs", "jaccard", "chance")}
         charts.plotly_chart(st, lsh_figure(grid, candidate_probability(grid, bands, rows), v["d_threshold"], exact,
                                            labels), key="asst.fig.lsh")
-        st.markdown(t("asst.data.mh.bands", bands=bands, rows=rows, perm=v["d_perm"], cand=near.detail["candidates"],
-                      pairs=len(corpus) * (len(corpus) - 1) // 2))
+        st.markdown(say(cl.lsh(near, v["d_perm"])))
     labels = {k: str(t(f"asst.data.mh.{k}")) for k in ("pairs", "band", "jaccard", "estimate")}
     charts.plotly_chart(st, estimate_figure(exact, est, labels), key="asst.fig.estimate")
-    err = np.abs(est - exact)
-    st.markdown(t("asst.data.mh.error", n=len(pairs), perm=v["d_perm"], within=f"{np.mean(err <= 0.1):.0%}",
-                  mean=f"{err.mean():.3f}", worst=f"{err.max():.3f}"))
+    st.markdown(say(cl.estimate_error(exact, est, v["d_perm"])))
 
 
 def live_spec(v: dict, corpus: Corpus, result: Cleaned) -> LiveSpec:
@@ -151,11 +144,10 @@ def training_view(state: PageState, corpus: Corpus, result: Cleaned) -> None:
         f = cursor.frame()
         if cursor.stopped and any(not np.isfinite(m["loss"] or 0.0) for m in f["models"].values()):
             st.error(t("asst.data.live.diverged"))
-        raw, cl = f["models"]["raw"], f["models"]["clean"]
-        if len(raw["test"]):
-            st.markdown(t("asst.data.live.read", raw_gap=f"{raw['heldout'][-1] - raw['test'][-1]:+.3f}",
-                          clean_gap=f"{cl['heldout'][-1] - cl['test'][-1]:+.3f}",
-                          raw_tokens=raw["tokens"], clean_tokens=cl["tokens"]))
+        # while the view plays on its own channel this reruns only now and then: its step would lag the frame shown,
+        # whose caption carries the live numbers; the reading is for the step the run is paused at
+        if not cursor.playing and (sayings := read(f)):
+            st.markdown(said(sayings))
 
     live_run.live_lab(spec, show_view(spec), prefix="asst.data", messages=messages,
                       bad_settings=lambda e: st.error(t("asst.data.live.too_little")), n=v["d_speed"])

@@ -3,9 +3,10 @@ the same data, and three sources of a training signal (labels, the text itself, 
 import numpy as np
 import streamlit as st
 
-from sim.paradigms.bandit import PAYOUTS, train_bandit
-from sim.paradigms.generative import accuracy, fit_gaussians, fit_logistic, grid, two_classes
-from sim.paradigms.selfsup import next_token_examples
+from labs.assistant.say import say
+from sim.paradigms.bandit import PAYOUTS, result, train_bandit
+from sim.paradigms.generative import fit_gaussians, fit_logistic, fit_result, grid, two_classes
+from sim.paradigms.selfsup import SHOWN, count, next_token_examples
 from sim.plots.assistant import MAP_LEVELS, bandit_figure, boundary_figure, paradigm_map
 from ui import charts
 from ui.i18n import lang, t
@@ -52,11 +53,7 @@ def models_view(state: PageState) -> None:
         fig = boundary_figure(xs, ys, model.proba(points).reshape(len(ys), len(xs)), X, y,
                               {**labels, "title": str(t(f"asst.gen.fig.{name}"))}, drawn)
         charts.plotly_chart(col, fig, key=f"asst.fig.{name}")
-    p = gauss.priors
-    st.markdown(t("asst.gen.result", acc_d=f"{accuracy(logistic.proba(X), y):.1%}",
-                  acc_g=f"{accuracy(gauss.proba(X), y):.1%}", w1=f"{logistic.w[0]:.2f}", w2=f"{logistic.w[1]:.2f}",
-                  b=f"{logistic.b:.2f}", n_params_d=3, n_params_g=1 + 2 * 2 + (3 if v["p_shared"] else 6),
-                  p0=f"{p[0]:.2f}", p1=f"{p[1]:.2f}", m=v["p_samples"]))
+    st.markdown(say(fit_result(X, y, logistic, gauss, v["p_samples"])))
     st.markdown(t("asst.gen.compare"))
 
 
@@ -65,14 +62,14 @@ def signals_view(state: PageState) -> None:
     st.markdown(t("asst.sig.supervised"))
     st.markdown(t("asst.sig.self"))
     text = st.text_input(t("asst.sig.sentence"), value=SENTENCE[lang()], max_chars=60, key=f"asst.sentence.{lang()}")
-    pairs = next_token_examples(text)
+    pairs = next_token_examples(text, SHOWN)
     if len(text) < 2:
         st.warning(t("asst.sig.too_short"))
     else:
         st.dataframe({str(t("asst.sig.context")): [c for c, _ in pairs],  # a table cell shows text as it is
                       str(t("asst.sig.next")): [n if n.strip() else "␣" for _, n in pairs]}, hide_index=True,
                      height=240)
-        st.caption(t("asst.sig.count", n=len(pairs), chars=len(text)))
+        st.caption(say(count(text)))
     st.markdown(t("asst.sig.rl"))
     with state.controls():
         for col, n in zip(st.columns(2), ("p_lr", "p_steps"), strict=True):
@@ -81,9 +78,7 @@ def signals_view(state: PageState) -> None:
     run = train_bandit(v["p_steps"], v["p_lr"], v["p_seed"])
     labels = {"arm": str(t("asst.sig.arm")), **{k: str(t(f"asst.sig.{k}")) for k in ("reward", "step", "prob")}}
     charts.plotly_chart(st, bandit_figure(run.probs, run.mean_reward(), PAYOUTS, labels), key="asst.fig.bandit")
-    best = int(np.argmax(PAYOUTS))
-    st.markdown(t("asst.sig.rl_result", steps=v["p_steps"], best=best + 1, p=f"{run.probs[-1, best]:.0%}",
-                  reward=f"{run.rewards.mean():.2f}", top=f"{max(PAYOUTS):.1f}"))
+    st.markdown(say(result(run)))
 
 
 def paradigms_section(state: PageState) -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from labs.assistant.say import said
+from sim.alignment import report
 from sim.alignment import task as tk
-from sim.alignment.pipeline import STAGES, PipelineRun, outcome
+from sim.alignment.pipeline import STAGES, PipelineRun
 from sim.core.live import Cursor, LiveSpec
 from sim.plots.alignment import mask_figure, pipeline_frame, side_by_side_rows
 from ui import charts, live_plots, live_run
@@ -45,25 +47,20 @@ def stage_name(s: str) -> str:
     return str(t(f"asst.pipe.stage.{s}"))
 
 
-def frame_labels() -> dict[str, str]:
-    return {k: str(t(f"asst.pipe.fig.{k}")) for k in FIG} | {s: stage_name(s) for s in STAGES}
+def frame_labels(nll_weight: float) -> dict[str, str]:
+    """The live view's words; the DPO loss curve's name says when it holds the chosen answers' NLL term (RPO)."""
+    dpo_loss = t("asst.pipe.fig.dpo_rpo", w=nll_weight) if nll_weight else stage_name("dpo")
+    return {k: str(t(f"asst.pipe.fig.{k}")) for k in FIG} | {s: stage_name(s) for s in STAGES} | {
+        "dpo_loss": str(dpo_loss)}
 
 
 def drawn(frame: dict, labels: dict) -> dict:
     return {**pipeline_frame(frame, labels), "step": frame["step"], "run": frame["run"], "n": frame["n"]}
 
 
-def show_view(spec: LiveSpec) -> live_run.Show:
-    labels = frame_labels()
+def show_view(spec: LiveSpec, nll_weight: float) -> live_run.Show:
+    labels = frame_labels(nll_weight)
     return live_plots.frames_view(spec, lambda f: drawn(f, labels))
-
-
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{x:.0%}"
-
-
-def _num(x: float | None) -> str:
-    return "–" if x is None else f"{x:.2f}"
 
 
 def pipeline_section(state) -> None:
@@ -79,19 +76,26 @@ def pipeline_section(state) -> None:
             st.error(t("asst.pipe.diverged", step=f["steps"]))
 
     spec = pipeline_spec(v)
-    cursor = live_run.live_lab(spec, show_view(spec), prefix="asst.pipe", messages=messages,
+    cursor = live_run.live_lab(spec, show_view(spec, v["pipe_nll"]), prefix="asst.pipe", messages=messages,
                                bad_settings=lambda e: st.error(t("asst.pipe.bad_settings")), n=10 * v["pipe_speed"])
     if cursor is None:
         return
-    o = cursor.memo(("outcome",), lambda run: outcome(run))
-    st.markdown(t("asst.pipe.summary", pre=_pct(o["pretrain_format"]), sft=_pct(o["sft_format"]),
-                  sft_rule=_pct(o["sft_follows"]), rm=_pct(o["rm_accuracy"]), dpo=_pct(o["dpo_follows"]),
-                  rlhf=_pct(o["rlhf_follows"]), hack=_pct(o["hack_follows"]), hack_distinct=_pct(o["hack_distinct"]),
-                  rlhf_reward=_num(o["rlhf_reward"]), hack_reward=_num(o["hack_reward"]), rlhf_kl=_num(o["rlhf_kl"]),
-                  hack_kl=_num(o["hack_kl"]), kl=v["pipe_kl"], beta=v["pipe_beta"]))
+    # what is said of the run is of the step on screen: while the view plays on its own, the page is not rerun, so
+    # its figures and answers are shown only when the run is paused or stopped
+    still = not cursor.playing
+    if still:
+        st.markdown(said(cursor.memo(("summary",), lambda run: report.summary(run, v["pipe_beta"], v["pipe_kl"])),
+                         "\n"))
+    else:
+        st.caption(t("asst.pipe.playing"))
     _mask()
-    _side_by_side(cursor)
+    if still:
+        _side_by_side(cursor)
     st.markdown(t("asst.pipe.hacking"))
+    hack = cursor.memo(("hacking",), lambda run: report.hacking(run, v["pipe_kl"])) if still else []
+    if hack:
+        st.markdown(said(hack))
+    st.markdown(said([report.dpo_note(v["pipe_nll"]), *(cursor.memo(("dpo",), report.dpo_format) if still else [])]))
 
 
 def _mask() -> None:

@@ -13,7 +13,10 @@
    sampled answer's log-ratio to the SFT model. REINFORCE, not PPO: each batch of answers is sampled from the policy
    being trained and used for one step only, and then PPO's ratio is 1 and its clipped objective has the same
    gradient; the baseline (the batch's mean reward) only lowers the variance.
-6. hack: the same as 5 with the KL weight at 0, which is where reward hacking shows.
+6. hack: the same as 5 with the KL weight at 0, which is where reward hacking may show.
+
+Every stage is measured on EVAL_PROMPTS held-out prompts: distinct prompts of the 2,016 possible ones that SFT, the
+preference pairs (the reward model's held-out pairs aside) and RLHF never draw.
 """
 from __future__ import annotations
 
@@ -37,8 +40,8 @@ CONFIG = TransformerConfig(vocab_size=len(tk.VOCAB), block_size=tk.SEQ_LEN, n_la
 LR = {"pretrain": 3e-3, "sft": 2e-3, "reward": 1e-3, "dpo": 1e-3, "rlhf": 4e-3, "hack": 4e-3}
 BATCH = 64
 EVAL_EVERY = 10  # steps of a stage between two measurements
-EVAL_PROMPTS = 128
-TRAIN_PAIRS, HELD_OUT_PAIRS = 512, 256
+EVAL_PROMPTS = 128  # distinct prompts held out: measured on, never trained on after pretraining
+TRAIN_PAIRS, HELD_OUT_PAIRS = 512, 256  # the held-out pairs' prompts are the held-out prompts
 MAX_STEPS = {"pretrain": 2000, "sft": 2000, "reward": 2000, "dpo": 2000, "rlhf": 2000, "hack": 2000}
 
 
@@ -120,9 +123,15 @@ class PipelineRun:
         self.model = TinyTransformer(CONFIG, _gen(seed, "init"))
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=LR["pretrain"])
         self.batches = _gen(seed, "batches")
-        self.eval_prompts = tk.prompts(EVAL_PROMPTS, _gen(seed, "eval prompts"))
-        self.train_pairs = tk.preferences(TRAIN_PAIRS, _gen(seed, "train pairs"))
-        self.held_out = tk.preferences(HELD_OUT_PAIRS, _gen(seed, "held-out pairs"))
+        everything = tk.all_prompts()
+        order = torch.randperm(len(everything), generator=_gen(seed, "eval prompts"))
+        self.eval_prompts = everything[order[:EVAL_PROMPTS]]
+        self.train_prompts = everything[order[EVAL_PROMPTS:]]  # what SFT, the training pairs and RLHF draw from
+        g = _gen(seed, "train pairs")
+        self.train_pairs = tk.preferences(_draw(self.train_prompts, TRAIN_PAIRS, g), g)
+        g = _gen(seed, "held-out pairs")
+        self.held_out = tk.preferences(_draw(self.eval_prompts, HELD_OUT_PAIRS, g), g)
+        self.answers: dict[str, torch.Tensor] = {}  # stage -> its answers to the held-out prompts, latest measured
         self.snapshots: dict[str, TinyTransformer] = {}  # stage -> its model when it finished
         self.rm: TinyTransformer | None = None
         self.reward_shift, self.reward_scale = 0.0, 1.0
@@ -138,7 +147,7 @@ class PipelineRun:
         return self.steps >= self.total or self.diverged
 
     def shared(self) -> tuple:
-        return (self.eval_prompts, self.train_pairs, self.held_out)
+        return (self.eval_prompts, self.train_prompts, self.train_pairs, self.held_out)
 
     def stage(self, step: int | None = None) -> str:
         """The stage a step belongs to (the one training now, or the last when all are done)."""
@@ -175,7 +184,7 @@ class PipelineRun:
         return self._opt_step(F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1)))
 
     def _step_sft(self) -> float:
-        p = tk.prompts(BATCH, self.batches)
+        p = _draw(self.train_prompts, BATCH, self.batches)
         seq = torch.cat([p, tk.answers(p, self.batches, None)], dim=1)
         return self._opt_step(sft_loss(self.model, seq, tk.sft_mask()))
 
@@ -200,7 +209,7 @@ class PipelineRun:
 
     def _step_rlhf(self, kl_weight: float | None = None) -> float:
         kl_weight = self.kl_weight if kl_weight is None else kl_weight
-        p = tk.prompts(BATCH, self.batches)
+        p = _draw(self.train_prompts, BATCH, self.batches)
         a = sample(self.model, p, self.batches)
         logp = answer_logps(self.model, p, a)
         with torch.no_grad():
@@ -264,8 +273,9 @@ class PipelineRun:
             self._record(s, "accuracy", float((raw_rewards(self.model, d.prompt, d.chosen)
                                                > raw_rewards(self.model, d.prompt, d.rejected)).float().mean()))
             return
-        m = evaluate(self.model, self.eval_prompts, _gen(self.seed, "eval", self.steps),
-                     self.reward if self.rm is not None else None, self.ref)
+        a = sample(self.model, self.eval_prompts, _gen(self.seed, "eval", self.steps))
+        self.answers[s] = a
+        m = scores(self.model, self.eval_prompts, a, self.reward if self.rm is not None else None, self.ref)
         for k, v in m.items():
             self._record(s, k, v)
 
@@ -312,15 +322,19 @@ class PipelineRun:
         return [tk.decode(p) for p in prompt], answers, follows
 
 
+def _draw(prompts: torch.Tensor, n: int, generator: torch.Generator) -> torch.Tensor:
+    """(n, PROMPT_LEN + 1) prompts drawn uniformly, with replacement, from `prompts`."""
+    return prompts[torch.randint(0, prompts.size(0), (n,), generator=generator)]
+
+
 @torch.no_grad()
-def evaluate(model: TinyTransformer, prompt: torch.Tensor, generator: torch.Generator,
-             reward=None, ref: TinyTransformer | None = None) -> dict[str, float]:
-    """Answers drawn from `model` for the prompts, judged by the rule: the shares formatted, of distinct letters and
-    following the rule; with a reward (a function of prompts and answers), their mean reward; with a reference, the
-    KL from it (the mean over the samples of log pi - log pi_ref, an unbiased estimate of KL(pi || pi_ref))."""
+def scores(model: TinyTransformer, prompt: torch.Tensor, a: torch.Tensor, reward=None,
+           ref: TinyTransformer | None = None) -> dict[str, float]:
+    """`model`'s answers `a` to the prompts judged by the rule: the shares formatted, of distinct letters and following
+    the rule; with a reward (a function of prompts and answers), their mean reward; with a reference, the KL from it
+    (the mean over the samples of log pi - log pi_ref, an unbiased estimate of KL(pi || pi_ref))."""
     was = model.training
     model.eval()
-    a = sample(model, prompt, generator)
     j = tk.judge(prompt, a)
     out = {"format": float(j.formatted.mean()), "distinct": float(j.distinct.mean()),
            "follows": float(j.follows.mean())}
@@ -339,6 +353,7 @@ def outcome(run: PipelineRun) -> dict[str, float | None]:
             "sft_follows": run.last("sft", "follows"), "rm_accuracy": run.last("reward", "accuracy"),
             "dpo_follows": run.last("dpo", "follows"), "rlhf_follows": run.last("rlhf", "follows"),
             "hack_follows": run.last("hack", "follows"), "hack_distinct": run.last("hack", "distinct"),
+            "dpo_format": run.last("dpo", "format"), "sft_distinct": run.last("sft", "distinct"),
             "rlhf_reward": run.last("rlhf", "reward"), "hack_reward": run.last("hack", "reward"),
             "rlhf_kl": run.last("rlhf", "kl"), "hack_kl": run.last("hack", "kl"), "dpo_kl": run.last("dpo", "kl"),
             "sft_reward": _first(run, "dpo", "reward")}

@@ -62,6 +62,15 @@ def prompts(n: int, generator: torch.Generator) -> torch.Tensor:
     return torch.cat([fluent_letters(n, PROMPT_LEN, generator), torch.full((n, 1), SEP_ID)], dim=1)
 
 
+def all_prompts() -> torch.Tensor:
+    """(2016, PROMPT_LEN + 1) every possible prompt once (8·7·6·6 fluent letter quadruples), in lexical order; a
+    uniform draw from these is a draw of prompts()."""
+    grid = torch.cartesian_prod(*[torch.arange(N_LETTERS)] * PROMPT_LEN)  # (8^4, 4)
+    fluent = (grid[:, 1:] != grid[:, :-1]).all(dim=1) & (grid[:, 2:] != grid[:, :-2]).all(dim=1)
+    letters = grid[fluent]
+    return torch.cat([letters, torch.full((len(letters), 1), SEP_ID)], dim=1)
+
+
 def _distinct_triples(n: int, generator: torch.Generator) -> torch.Tensor:
     return torch.stack([torch.randperm(N_LETTERS, generator=generator)[:ANSWER_LEN] for _ in range(n)])
 
@@ -122,10 +131,10 @@ def malformed(answer: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     return out
 
 
-def preferences(n: int, generator: torch.Generator) -> Preferences:
-    """n pairs; the rejected answers never contain the prompt's first letter, and a share MALFORMED of them also
-    break the format."""
-    p = prompts(n, generator)
+def preferences(p: torch.Tensor, generator: torch.Generator) -> Preferences:
+    """A pair for each prompt of p (n, PROMPT_LEN + 1); the rejected answers never contain the prompt's first letter,
+    and a share MALFORMED of them also break the format."""
+    n = p.size(0)
     rejected = answers(p, generator, False)
     bad = torch.rand(n, generator=generator) < MALFORMED
     rejected[bad] = malformed(rejected[bad], generator)

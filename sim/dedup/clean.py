@@ -1,6 +1,7 @@
 """The cleaning pipeline, one step at a time: quality filters, exact deduplication (hashing), near-duplicate removal
 (MinHash + LSH) and the test-set contamination check (word n-gram overlap). Each step sees what the steps before it
-kept; what it removes is scored against the corpus's injected truth."""
+kept; what it removes is scored against the corpus's injected truth. Also what the data section says of a cleaning,
+as sayings ((i18n key, params) pairs chosen from the counts, filled in by the page)."""
 from __future__ import annotations
 
 import hashlib
@@ -9,8 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.dedup.corpus import Corpus
-from sim.dedup.minhash import jaccard_estimate, lsh_bands, lsh_candidates, minhash, normalise, shingles
+from sim.dedup.corpus import PROBLEMS, Corpus
+from sim.dedup.minhash import jaccard, jaccard_estimate, lsh_bands, lsh_candidates, minhash, normalise, shingles
 
 STEPS = ("quality", "exact", "near", "contamination")
 
@@ -57,7 +58,7 @@ class Cleaned:
     kept: list[int]
     steps: list[StepResult]
     total: int
-    left: dict  # problem -> lines of it still kept
+    left: dict  # Corpus.problems() of the kept lines: each problem's lines still kept, any problem, two problems
 
     @property
     def share_kept(self) -> float:
@@ -119,7 +120,7 @@ def _exact(corpus: Corpus, keep: list[int], cfg: CleanConfig) -> tuple[list[int]
 def _near(corpus: Corpus, keep: list[int], cfg: CleanConfig) -> tuple[list[int], dict]:
     """Keep-first: a line goes when an earlier kept line is an LSH candidate with estimated Jaccard ≥ threshold."""
     if not keep:
-        return [], {"bands": 0, "rows": 0, "candidates": 0}
+        return [], {"bands": 0, "rows": 0, "candidates": 0, "pairs": 0}
     sigs = np.stack([minhash(shingles(corpus.lines[i], cfg.shingle), cfg.num_perm, cfg.seed) for i in keep])
     bands, rows = lsh_bands(cfg.num_perm, cfg.threshold)
     pairs = lsh_candidates(sigs, bands, rows)
@@ -131,7 +132,9 @@ def _near(corpus: Corpus, keep: list[int], cfg: CleanConfig) -> tuple[list[int],
     for b in range(len(keep)):
         if any(a not in gone for a in close.get(b, ())):
             gone.add(b)
-    return [keep[b] for b in sorted(gone)], {"bands": bands, "rows": rows, "candidates": len(pairs)}
+    # "pairs": every pair of the lines this step sees, what comparing all of them would cost
+    return [keep[b] for b in sorted(gone)], {"bands": bands, "rows": rows, "candidates": len(pairs),
+                                             "pairs": len(keep) * (len(keep) - 1) // 2}
 
 
 def _contamination(corpus: Corpus, keep: list[int], cfg: CleanConfig) -> tuple[list[int], dict]:
@@ -156,5 +159,49 @@ def clean(corpus: Corpus, cfg: CleanConfig = CleanConfig()) -> Cleaned:
         results.append(StepResult(name, removed, len(keep), int(sum(target[i] for i in removed)),
                                   int(sum(target[i] for i in keep)), detail))
         keep = [i for i in keep if i not in gone]
-    left = {p: int(sum(getattr(corpus, p)[i] for i in keep)) for p in ("junk", "exact", "near", "test")}
-    return Cleaned(keep, results, len(corpus), left)
+    return Cleaned(keep, results, len(corpus), corpus.problems(keep))
+
+
+def _problems(counts: dict[str, int]) -> dict[str, int]:
+    """The counts a sentence lists: each problem's, any problem's, and the lines in two groups."""
+    return {k: counts[k] for k in (*PROBLEMS, "problems", "both")}
+
+
+def summary(corpus: Corpus, result: Cleaned) -> tuple[str, dict]:
+    """The raw corpus's problems (the groups overlap where a line is in two: then the sentence says so) and what
+    was kept."""
+    c = corpus.problems()
+    return ("asst.data.summary" if c["both"] else "asst.data.summary_apart",
+            {"raw": len(corpus), **_problems(c), "kept": len(result.kept), "share": f"{result.share_kept:.0%}"})
+
+
+def left(result: Cleaned) -> tuple[str, dict]:
+    """The problems still in the kept lines, or that none is."""
+    c = result.left
+    key = "asst.data.left" if c["both"] else "asst.data.left_apart" if c["problems"] else "asst.data.left_none"
+    return key, _problems(c)
+
+
+def lsh(step: StepResult, num_perm: int) -> tuple[str, dict]:
+    """How the near-duplicate step's LSH cut the signatures, and its candidates against every pair of the lines it
+    saw."""
+    d = step.detail
+    return ("asst.data.mh.bands", {"perm": num_perm, "bands": d["bands"], "rows": d["rows"], "lines": f"{step.seen:,}",
+                                   "cand": f"{d['candidates']:,}", "pairs": f"{d['pairs']:,}"})
+
+
+def pair_estimates(corpus: Corpus, cfg: CleanConfig) -> tuple[np.ndarray, np.ndarray]:
+    """For each injected near-duplicate pair: the exact Jaccard similarity of the two lines' shingles, and MinHash's
+    estimate of it (cfg.num_perm permutations, cfg.seed)."""
+    pairs = corpus.near_pairs()
+    sets = {i: shingles(corpus.lines[i], cfg.shingle) for p in pairs for i in p}
+    sig = {i: minhash(s, cfg.num_perm, cfg.seed) for i, s in sets.items()}
+    return (np.array([jaccard(sets[a], sets[b]) for a, b in pairs]),
+            np.array([jaccard_estimate(sig[a], sig[b]) for a, b in pairs]))
+
+
+def estimate_error(exact: np.ndarray, estimate: np.ndarray, num_perm: int) -> tuple[str, dict]:
+    """How close MinHash's estimates came: the share within ±0.1 of the exact value, the mean and largest error."""
+    err = np.abs(estimate - exact)
+    return ("asst.data.mh.error", {"n": len(err), "perm": num_perm, "within": f"{np.mean(err <= 0.1):.0%}",
+                                   "mean": f"{err.mean():.3f}", "worst": f"{err.max():.3f}"})

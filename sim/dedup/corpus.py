@@ -8,6 +8,7 @@ copies of lines of the test set (the benchmark leaks into the training data).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +32,7 @@ JUNK = ("x7#kq!! zz@@ 93k %%$ ##", "ok", "thanks!!", "hello there", "buy now buy
         "click here click here click here click here free", "$$$ 100% FREE $$$ >>> 12345 <<<", "lol",
         "==== ==== ==== ====", "page 3 of 17 | next >> | << prev", "aaaaaaa aaaaaaa aaaaaaa", "404 not found",
         "subscribe subscribe subscribe to our newsletter newsletter", "# # # # # # # #")
+PROBLEMS = ("junk", "exact", "near", "test")  # the flags a line may carry (a test copy may also be a repeat)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,15 @@ class Corpus:
             if self.near[i]:
                 out.append((first[source], i))
         return out
+
+    def problems(self, lines: Sequence[int] | None = None) -> dict[str, int]:
+        """Of `lines` (default: every line): how many carry each problem's flag, how many carry any ("problems") and
+        how many carry two ("both": a test copy that also repeats an earlier line, exactly or nearly)."""
+        idx = np.arange(len(self)) if lines is None else np.asarray(lines, dtype=int)
+        flags = np.stack([getattr(self, k)[idx] for k in PROBLEMS])  # (4, len(idx))
+        per_line = flags.sum(axis=0)
+        return {k: int(f.sum()) for k, f in zip(PROBLEMS, flags, strict=True)} | {
+            "problems": int((per_line > 0).sum()), "both": int((per_line > 1).sum())}
 
     def __len__(self) -> int:
         return len(self.lines)

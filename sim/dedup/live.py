@@ -25,6 +25,9 @@ EVAL_EVERY = 25  # steps between held-out and test losses
 MAX_STEPS = 2000  # the run stops here
 MODELS = ("raw", "clean")
 EVALS = ("heldout", "test", "leaked")  # clean held-out lines, the whole test set, its lines that leaked
+# nats: two models' held-out-minus-test gaps closer than this are read as the same (at the first evaluations, before
+# either model has learnt the corpus, the two gaps differ by about 0.01)
+GAP_MARGIN = 0.02
 
 
 def corpus_text(lines: list[str]) -> str:
@@ -120,3 +123,20 @@ def cleaning_run(corpus: Corpus, cleaned: Cleaned, seed: int, max_steps: int = M
     leaked = torch.tensor(tok.encode(corpus_text([corpus.test_lines[j] for j in corpus.leaked])))
     evals = {"heldout": windows(held, CONTEXT), "test": windows(test, CONTEXT), "leaked": windows(leaked, CONTEXT)}
     return CleaningRun(trainers, evals, max_steps)
+
+
+def read(frame: dict) -> list[tuple[str, dict]]:
+    """What the frame's latest evaluation says, as sayings: each model's held-out loss minus its test loss (above 0:
+    the test looks easier to it than new text), the corpora's sizes, and whether the raw model's gap exceeds the
+    cleaned model's by more than GAP_MARGIN (its test score flattered by the lines it saw), falls short of it by more,
+    or neither. Empty before the first evaluation."""
+    m = frame["models"]
+    if not len(m["raw"]["test"]):
+        return []
+    gap = {n: round(float(m[n]["heldout"][-1] - m[n]["test"][-1]), 3) for n in MODELS}
+    diff = round(gap["raw"] - gap["clean"], 3)
+    verdict = "shows" if diff > GAP_MARGIN else "reversed" if diff < -GAP_MARGIN else "none"
+    return [("asst.data.live.read", {"step": int(m["raw"]["eval_steps"][-1]), "raw_gap": f"{gap['raw']:+.3f}",
+                                     "clean_gap": f"{gap['clean']:+.3f}", "raw_tokens": f"{m['raw']['tokens']:,}",
+                                     "clean_tokens": f"{m['clean']['tokens']:,}"}),
+            (f"asst.data.live.leak_{verdict}", {"diff": f"{abs(diff):.3f}", "margin": GAP_MARGIN})]

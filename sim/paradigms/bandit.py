@@ -49,3 +49,15 @@ def train_bandit(steps: int, lr: float, seed: int, payouts: tuple[float, ...] = 
         actions.append(a)
         rewards.append(r)
     return BanditRun(np.array(probs), np.array(actions), np.array(rewards))
+
+
+def result(run: BanditRun, payouts: tuple[float, ...] = PAYOUTS) -> tuple[str, dict]:
+    """What the run ends with (an i18n key and its params): the arm the policy now prefers, the best arm (by the
+    hidden payouts) or another one, judged on the chances as shown (whole percents); and the mean reward it earned,
+    beside what choosing at random would earn."""
+    last = np.round(100 * run.probs[-1]).astype(int)
+    best, fav = int(np.argmax(payouts)), int(np.argmax(last))
+    params = {"steps": len(run.rewards), "best": best + 1, "top": f"{payouts[best]:.1f}", "p": f"{last[best]}%",
+              "fav": fav + 1, "fav_pay": f"{payouts[fav]:.1f}", "fav_p": f"{last[fav]}%",
+              "reward": f"{run.rewards.mean():.2f}", "random": f"{np.mean(payouts):.2f}"}
+    return ("asst.sig.rl_best" if last[best] >= last[fav] else "asst.sig.rl_other"), params

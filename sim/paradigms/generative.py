@@ -35,6 +35,11 @@ class Logistic:
         """P(y=1|x) for each row of X."""
         return sigmoid(X @ self.w + self.b)
 
+    @property
+    def n_params(self) -> int:
+        """The numbers it learned: the weights and the bias."""
+        return self.w.size + 1
+
 
 def logistic_loss_grad(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, l2: float) -> tuple[float, np.ndarray,
                                                                                                    float]:
@@ -62,6 +67,14 @@ class Gaussians:
     priors: np.ndarray  # (K,)
     means: np.ndarray  # (K, 2)
     covs: np.ndarray  # (K, 2, 2)
+    shared: bool = False  # one covariance for every class
+
+    @property
+    def n_params(self) -> int:
+        """The free numbers it learned: K - 1 priors (they sum to 1), K means, and one symmetric covariance per
+        class, or one in all when shared (d(d+1)/2 numbers each)."""
+        k, d = self.means.shape
+        return k - 1 + k * d + (1 if self.shared else k) * d * (d + 1) // 2
 
     def log_joint(self, X: np.ndarray) -> np.ndarray:
         """(n, K) log P(x, y=k) = log P(y=k) + log N(x | mean_k, cov_k)."""
@@ -97,7 +110,7 @@ def fit_gaussians(X: np.ndarray, y: np.ndarray, shared: bool = False) -> Gaussia
     if shared:
         pooled = sum(p * c for p, c in zip(priors, covs, strict=True))
         covs = np.stack([pooled] * len(ks))
-    return Gaussians(priors, means, covs)
+    return Gaussians(priors, means, covs, shared)
 
 
 def grid(X: np.ndarray, n: int = 60, margin: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -110,3 +123,14 @@ def grid(X: np.ndarray, n: int = 60, margin: float = 1.0) -> tuple[np.ndarray, n
 
 def accuracy(proba: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean((proba >= 0.5) == (y == 1)))
+
+
+def fit_result(X: np.ndarray, y: np.ndarray, logistic: Logistic, gauss: Gaussians, drawn: int) -> tuple[str, dict]:
+    """What the two fits say under their figures (an i18n key and its params): each one's training accuracy, what
+    logistic regression learned and how many numbers, the generative model's priors, its count of numbers, and how
+    many points it drew."""
+    return ("asst.gen.result", {"acc_d": f"{accuracy(logistic.proba(X), y):.1%}",
+                                "acc_g": f"{accuracy(gauss.proba(X), y):.1%}", "w1": f"{logistic.w[0]:.2f}",
+                                "w2": f"{logistic.w[1]:.2f}", "b": f"{logistic.b:.2f}",
+                                "n_params_d": logistic.n_params, "n_params_g": gauss.n_params,
+                                "p0": f"{gauss.priors[0]:.2f}", "p1": f"{gauss.priors[1]:.2f}", "m": drawn})

@@ -21,7 +21,8 @@ def pipeline_frame(frame: Mapping, labels: Mapping[str, str]) -> dict:
     model's held-out accuracy); the (normalised) reward of the answers of DPO, RLHF and RLHF without KL; their KL
     from the SFT model.
     labels: "step", "loss", "share", "reward", "kl", "loss_title", "share_title", "reward_title", "kl_title",
-    "format", "follows", "accuracy", "caption" ({step} {total} {stage}), and each stage's name."""
+    "format", "follows", "accuracy", "caption" ({step} {total} {stage}), each stage's name, and "dpo_loss" (the DPO
+    loss curve's name: it says when the loss holds the chosen answers' NLL term too)."""
     stages = {s["stage"]: s for s in frame["stages"]}
     total = frame["total"]
     # the step axis grows with the run (the newest step at the right edge, so every step moves the picture)
@@ -37,7 +38,8 @@ def pipeline_frame(frame: Mapping, labels: Mapping[str, str]) -> dict:
         return [series([s["start"], s["start"]], [lo, hi], color=GUIDE, width=0.5, dash=True)
                 for s in frame["stages"][1:] if s["start"] <= frame["steps"]]
 
-    losses = [x for s in ("pretrain", "sft", "reward", "dpo") for x in line(s, "loss", labels[s])]
+    losses = [x for s, name in (("pretrain", labels["pretrain"]), ("sft", labels["sft"]), ("reward", labels["reward"]),
+                                ("dpo", labels["dpo_loss"])) for x in line(s, "loss", name)]
     top = max((max([v for v in x["y"] if v is not None], default=0.0) for x in losses), default=1.0)
     loss = xy_panel(labels["loss_title"], losses + boundaries(0, top), x_label=labels["step"],
                     y_label=labels["loss"], x_range=span, width=330, height=250)
