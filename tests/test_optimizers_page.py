@@ -58,7 +58,7 @@ def test_every_section_in_both_languages(lang, section):
         assert len(at.latex) == 3  # SGD, momentum, Adam written out at step 10
         assert cat["opt.formulas"] in text
     if section == "momentum":
-        assert cat["opt.mom.yes"] in text and len(at.latex) >= 7
+        assert cat["opt.mom.verdict.converges"] in text and len(at.latex) >= 7
     if section == "schedules":
         assert all(cat[f"opt.sched.{s}.when"] in text for s in SCHEDULES)
     if section == "memory":
@@ -147,7 +147,7 @@ def test_the_optimum_button_sets_alpha_and_beta():
     assert f"{rate:.4g}" in "".join(formula.value for formula in at.latex)  # (√25 − 1)/(√25 + 1) = 0.6667
     at.slider(key="opt.m_step").set_value(3.9).run()
     at.slider(key="opt.m_beta").set_value(0.0).run()
-    assert not at.exception and EN["opt.mom.no"] in texts(at) and at.warning  # GD at αλₙ = 3.9 diverges
+    assert not at.exception and EN["opt.mom.verdict.diverges"] in texts(at) and at.warning  # GD at αλₙ = 3.9 diverges
 
 
 def test_memory_for_a_typed_model_size():

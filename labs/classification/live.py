@@ -29,6 +29,7 @@ from labs.classification.run import (
 )
 from labs.classification.schema import SCHEMA
 from sim.core.live import Cursor, LiveSpec
+from sim.nets.claims import overshoot_numbers
 from sim.nets.training import ClassifierConfig, Trainer
 from sim.plots import live as enc
 from ui import live_run
@@ -125,9 +126,7 @@ def live_panel(v: dict, upload) -> Cursor | None:
     def messages(cursor: Cursor) -> None:
         if cursor.stopped and cursor.error is None:  # at the step the run diverged: the model is the run's head
             with cursor.model() as run:
-                tr = run.trainer
-                text = t(f"cls.diverged.{tr.divergence}", lr=tr.config.lr, loss=f"{tr.recent_train_loss():.2f}",
-                         base=f"{tr.baseline_loss:.2f}")
+                text = divergence_text(run.trainer)
             st.error(text)
 
     def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
@@ -141,6 +140,12 @@ def live_panel(v: dict, upload) -> Cursor | None:
                    key="live_view", height="content")
 
     return live_run.live_lab(spec, show, prefix="cls", bad_settings=bad_settings, messages=messages)
+
+
+def divergence_text(trainer: Trainer) -> str:
+    """Why the run stopped ("blowup" or "overshoot"), with the numbers that decided it."""
+    loss, base = overshoot_numbers(trainer.recent_train_loss(), trainer.baseline_loss)
+    return t(f"cls.diverged.{trainer.divergence}", lr=trainer.config.lr, loss=loss, base=base)
 
 
 def view_static(cursor: Cursor, frames: list[dict], playing: bool) -> dict | None:

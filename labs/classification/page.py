@@ -101,7 +101,7 @@ def main() -> None:
             if cursor is None:  # no model could be built from these settings; the message says why
                 return
             snap = snapshot(cursor)  # the model at this session's step
-            model_notes_panel(snap)
+            model_notes_panel(snap, cursor.playing)
             curves_panel(cursor)  # in the figure's column: each curve smaller than the boundary
         # one panel at a time: hidden tabs would still re-render their charts on every live update
         panel = state.widget("panel", fold=False, label_visibility="collapsed")

@@ -90,11 +90,14 @@ def evaluation_panel(state: PageState, cursor: Cursor, snap: Snapshot) -> None:
     # everything here is tuned on the validation set; the test set waits for final_test_panel's one evaluation
     y, proba = snap.y_val, snap.proba_val
     k = proba.shape[1]
+    thr = state.widget("threshold") if k == 2 else None  # also while playing: the live boundary draws it
+    if cursor.playing:  # read at the cursor's step, which the view playing on its own channel has left behind
+        st.caption(t("cls.playing"))
+        return
     labels = {k_: t(f"cls.plot.{k_}") for k_ in ("true", "predicted", "count", "fpr", "tpr", "precision", "recall",
                                                   "chance")}
     names = [t("cls.class", c=c) for c in range(k)]
     if k == 2:
-        thr = state.widget("threshold")
         m = metrics.binary_metrics(y, proba[:, 1], thr)
         labels["threshold"] = t("cls.plot.threshold", thr=f"{thr:.2f}")
         cols = st.columns(6)
@@ -115,7 +118,6 @@ def evaluation_panel(state: PageState, cursor: Cursor, snap: Snapshot) -> None:
             charts.plotly_chart(c3, pr, key="cls.pr")
         st.caption(t("cls.threshold_help"))
     else:
-        thr = None
         pred = proba.argmax(axis=1)
         c1, c2 = st.columns(2)
         c1.metric(t("cls.metric.accuracy"), f"{metrics.accuracy(y, pred):.3f}")
@@ -161,11 +163,12 @@ def final_test_panel(cursor: Cursor, threshold: float | None) -> None:
         st.caption(t("cls.test.at_epoch", epoch=result["epoch"]))
 
 
-def model_notes_panel(snap: Snapshot) -> None:
-    """What the course calls this model, one sentence each; for a linear net, its one equivalent linear map."""
+def model_notes_panel(snap: Snapshot, playing: bool) -> None:
+    """What the course calls this model, one sentence each (from its settings); for a linear net, its one equivalent
+    linear map, paused only: its weights are the cursor's step's, which a playing view has left behind."""
     for key in model_notes(snap.config, snap.n_classes):
         st.caption(t(f"cls.note.{key}"))
-        if key == "linear" and snap.n_classes <= 2:  # one logit (binary) or one value (regression)
+        if key == "linear" and snap.n_classes <= 2 and not playing:  # one logit (binary) or one value (regression)
             W, b = collapse_linear(snap.layers)
             names = [t(f"cls.features.{f}") for f in snap.config.features]
             st.caption(t("cls.note.linear_formula", formula=affine_formula(W[0], float(b[0]), names)))

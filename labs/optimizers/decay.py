@@ -1,7 +1,9 @@
 """The optimiser lab's Adam-against-AdamW section: L2 added to Adam's gradient against AdamW's decoupled weight
 decay, on a loss whose two parameters have gradients of very different sizes."""
+import numpy as np
 import streamlit as st
 
+from sim.optim.claims import GAP, ends
 from sim.optim.optimizers import decay_comparison, gradient_ratio, scaled_quadratic
 from sim.plots.optimizers import decay_figure, fmt, weights_figure
 from ui import charts
@@ -14,10 +16,22 @@ RULES = (r"\begin{aligned}\text{Adam + L2:}\quad g_t &\leftarrow \nabla L(\theta
          r"\text{AdamW:}\quad \theta_t &= (1 - \eta\lambda)\,\theta_{t-1} - \eta\,\hat m_t / (\sqrt{\hat v_t} + "
          r"\epsilon)\ \Rightarrow\ \text{decay} = \eta\lambda\theta_{t-1}\end{aligned}")
 
+THETA = {1: "θ₁", 2: "θ₂"}
+
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def runs(scale: float, lr: float, weight_decay: float, steps: int) -> dict:
     return decay_comparison(scale, lr, weight_decay, steps)
+
+
+def ends_text(adam: np.ndarray, adamw: np.ndarray) -> str:
+    """Where each run's two weights end, and whether they end alike or apart (read off those numbers)."""
+    parts = [t("opt.dec.ends", a1=fmt(adam[0], 3), a2=fmt(adam[1], 3), w1=fmt(adamw[0], 3), w2=fmt(adamw[1], 3))]
+    for opt, theta in (("adam", adam), ("adamw", adamw)):
+        e = ends(theta)
+        parts.append(t(f"opt.dec.{opt}_ends.{e.case}", low=THETA[e.low], high=THETA[3 - e.low], gap=fmt(e.gap, 3),
+                       near=GAP))
+    return " ".join(parts)
 
 
 def decay_section(state: PageState) -> None:
@@ -46,8 +60,7 @@ def decay_section(state: PageState) -> None:
     charts.plotly_chart(left, weights_figure({o: r["path"] for o, r in out.items()}, names, lab),
                         key="opt.fig.dec_weights")
     left.caption(t("opt.dec.weights_help"))
-    left.markdown(t("opt.dec.ends", a1=fmt(a["path"][-1][0], 3), a2=fmt(a["path"][-1][1], 3),
-                    w1=fmt(w["path"][-1][0], 3), w2=fmt(w["path"][-1][1], 3)))
+    left.markdown(ends_text(a["path"][-1], w["path"][-1]))
     with right:
         st.markdown(t("opt.dec.intro"))
         st.latex(rf"L(\theta) = \tfrac12\big(s^2(\theta_1 - 1)^2 + (\theta_2 - 1)^2 / s^2\big),"

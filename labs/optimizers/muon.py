@@ -3,6 +3,7 @@ Muon (hidden matrix) + AdamW (the rest) against AdamW alone training the same sm
 import numpy as np
 import streamlit as st
 
+from sim.optim.claims import APART, LEVEL, NEAR_ONE, Spectrum, final_losses, spectrum_reading
 from sim.optim.muon import SCALED_FLOPS_SHARE, steps_to_reach
 from sim.optim.optimizers import NS_COEFFICIENTS, NS_STEPS, low_rank_matrix, ns_spectrum
 from sim.plots.optimizers import fmt, loss_figure, orthogonality_figure, singular_values_figure, spread
@@ -39,6 +40,15 @@ def ns_latex(sv: np.ndarray, err: np.ndarray) -> str:
             rf"\lVert X_{NS_STEPS}X_{NS_STEPS}^\top - I\rVert_F = {fmt(err[-1], 3)}\end{{aligned}}")
 
 
+def spectrum_caption(read: Spectrum) -> str:
+    """The figure's caption: what its lines are, then what they show at step 0 and after the last step."""
+    f = {k: fmt(v, 3) for k, v in (("top_lo", read.top[0]), ("top_hi", read.top[1]), ("rest", read.rest),
+                                   ("lo", read.lo), ("hi", read.hi))}
+    return " ".join((t("opt.mu.sv_help", n=read.n),
+                     t(f"opt.mu.sv_start.{read.start}", rank=read.rank, apart=APART, **f),
+                     t(f"opt.mu.sv_end.{read.end}", reached=read.n - read.low, low=read.low, near=NEAR_ONE, **f)))
+
+
 def muon_section(state: PageState) -> None:
     figure, side = state.stage()
     with side:
@@ -53,13 +63,14 @@ def muon_section(state: PageState) -> None:
         if rank > min(rows, cols):
             st.info(t("opt.mu.rank_capped", rank=rank, most=min(rows, cols)), icon=":material/info:")
         charts.plotly_chart(st, singular_values_figure(sv, lab), key="opt.fig.mu_sv")
-        st.caption(t("opt.mu.sv_help", n=sv.shape[1]))
-    low = int((sv[-1] < 0.6).sum())
-    if low:
-        st.warning(t("opt.mu.not_reached", n=low), icon=":material/warning:")
+        read = spectrum_reading(sv, rank)
+        st.caption(spectrum_caption(read))
+    if read.low:
+        st.warning(t("opt.mu.not_reached", n=read.low, start=fmt(read.low_start, 3), near=NEAR_ONE),
+                   icon=":material/warning:")
     left, right = st.columns(2, gap="medium")  # below the stage, smaller than the singular values
     charts.plotly_chart(left, orthogonality_figure(err, spread(sv), lab), key="opt.fig.mu_err")
-    left.caption(t("opt.mu.err_help"))
+    left.caption(t("opt.mu.err_help", lo=fmt(read.lo, 3), hi=fmt(read.hi, 3)))
     with right:
         st.markdown(t("opt.mu.intro"))
         st.latex(ns_latex(sv, err))
@@ -78,6 +89,17 @@ def muon_note(curves: dict | None) -> None:
                 t("opt.course.muon.here", loss=fmt(target, 3), step=step, steps=steps, share=f"{step / steps:.0%}"))
     course_note(t("opt.course.muon.says"), t("opt.course.muon.shows", share=f"{SCALED_FLOPS_SHARE:.0%}",
                                               saved=f"{1 - SCALED_FLOPS_SHARE:.0%}", here=here))
+
+
+def training_caption(curves: dict) -> str:
+    """The two final losses, which one ends lower (read off them; nothing where one is not a number: the warning
+    says so), and what could change that."""
+    adamw, muon = float(curves["adamw"][-1]), float(curves["muon"][-1])
+    case = final_losses(adamw, muon)
+    parts = [t("opt.mu.train_help", adamw=fmt(adamw, 3), muon=fmt(muon, 3), start=fmt(curves["adamw"][0], 3))]
+    if case != "failed":
+        parts.append(t(f"opt.mu.ends.{case}", level=LEVEL))
+    return " ".join((*parts, t("opt.mu.train_try")))
 
 
 def training_part(state: PageState) -> dict | None:
@@ -104,6 +126,5 @@ def training_part(state: PageState) -> dict | None:
     lab = {"step": t("opt.fig.step"), "loss": t("opt.mu.loss"), "diverged": t("opt.fig.diverged")}
     left, right = st.columns(2, gap="medium")  # below the stage: smaller than its figure
     charts.plotly_chart(left, loss_figure(curves, names, lab), key="opt.fig.mu_train")
-    right.caption(t("opt.mu.train_help", adamw=fmt(curves["adamw"][-1], 3), muon=fmt(curves["muon"][-1], 3),
-                    start=fmt(curves["adamw"][0], 3)))
+    right.caption(training_caption(curves))
     return curves

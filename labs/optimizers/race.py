@@ -8,6 +8,7 @@ import streamlit as st
 
 from labs.optimizers.schema import SCHEMA
 from sim.core.live import Cursor, LiveSpec
+from sim.optim.claims import DOWN, muon_against_adam, standing
 from sim.optim.optimizers import NS_PRODUCTS, NS_STEPS, RACERS, SCHEDULES
 from sim.plots.optimizers import fmt, race_frame
 from ui import live_plots, live_run
@@ -107,8 +108,12 @@ def live_panel(kind: str, spec: LiveSpec, figure=None) -> Cursor | None:
 
 
 def table(kind: str, cursor: Cursor, shown: dict[str, str]) -> None:
-    """Each racer's measured figures at the cursor's step, as of this page run (while it plays, the live caption has
-    the newest)."""
+    """Each racer's measured figures at the cursor's step and what they show, paused only: while the run plays on
+    the view's own channel the page is not rerun, and they would stay beside frames of later steps (the live caption
+    has the newest losses and times)."""
+    if cursor.playing:
+        st.caption(t("opt.race.playing"))
+        return
     with cursor.model() as run:  # the racers at the step shown (a replayed copy when the run is ahead)
         views = [r.view(curves=()) for r in run.racers]
     rows = {t("opt.race.col.name"): [shown[v["label"]] for v in views],
@@ -126,6 +131,28 @@ def table(kind: str, cursor: Cursor, shown: dict[str, str]) -> None:
     if counting:
         right.caption(t("opt.race.counters", names=t("opt.list_sep").join(shown[v["label"]] for v in counting),
                      count=sum(v["counters"][0] for v in counting), bytes=sum(v["counters"][1] for v in counting)))
+    if any(v["steps"] for v in views):  # at step 0 every racer is at its start
+        left.markdown(" ".join(standing_text(views, shown)))
+
+
+def standing_text(views: list[dict], shown: dict[str, str]) -> list[str]:
+    """What the table's numbers show (sim.optim.claims): the racers ranked by loss, which of them have brought it
+    below half its start; in the race, Muon + AdamW's step time and state against Adam's."""
+    sep = t("opt.list_sep")
+    s = standing(views)
+    by = {v["label"]: v for v in views}
+    out = [t("opt.race.now.rank", step=max(v["steps"] for v in views),
+             ranking=sep.join(f"{shown[x]} {fmt(by[x]['loss'], 3)}" for x in s.ranking))] if s.ranking else []
+    for case, group in (("down", s.down), ("flat", s.flat)):
+        if group:
+            out.append(t(f"opt.race.now.{case}", names=sep.join(shown[x] for x in group), share=f"{DOWN:.0%}"))
+    cases = muon_against_adam(views)
+    if cases is not None:
+        muon, adam = by["muon"], by["adam"]
+        out.append(t(f"opt.race.muon_time.{cases['time']}", muon=fmt(muon["ms"], 3), adam=fmt(adam["ms"], 3)))
+        out.append(t(f"opt.race.muon_state.{cases['state']}", muon=f"{muon['state_bytes']:,}",
+                     adam=f"{adam['state_bytes']:,}"))
+    return out
 
 
 def race_section(state: PageState) -> None:

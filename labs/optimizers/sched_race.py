@@ -33,8 +33,9 @@ def sched_spec(v: dict, steps: int, warmup: int, floor: float, decay: float) -> 
     return live_spec("sched", settings, make, v["r_speed"])
 
 
-def schedules_race(state: PageState, steps: int, warmup: int, floor: float, decay: float) -> None:
-    """The same model trained under each schedule of the section's curves, live, side by side."""
+def schedules_race(state: PageState, steps: int, warmup: int, floor: float, decay: float, held: int) -> None:
+    """The same model trained under each schedule of the section's curves, live, side by side; held: the last step
+    at which warmup–stable–decay's curve is at its peak."""
     st.subheader(t("opt.sched.race"))
     st.markdown(t("opt.sched.race_intro"))
     with state.controls():
@@ -44,7 +45,7 @@ def schedules_race(state: PageState, steps: int, warmup: int, floor: float, deca
     with state.controls(expander=t("opt.race.model")):
         model_controls(state)
     live_panel("sched", sched_spec({**state.values, "s_opt": opt, "s_lr": lr}, steps, warmup, floor, decay))
-    st.markdown(t("opt.sched.race_explain"))
+    st.markdown(t("opt.sched.race_explain", held=held, share=f"{held / steps:.0%}"))
 
 
 def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]], object]]:

@@ -1,16 +1,18 @@
 """The optimiser lab's other sections: momentum's theory on the quadratic, learning-rate schedules, state memory;
 and the widgets whose range depends on other settings."""
+import math
+
 import numpy as np
 import streamlit as st
 
 from labs.optimizers.sched_race import schedules_race
 from labs.optimizers.schema import PAGE, SCHEMA
 from sim.core.data import n_classes
+from sim.optim.claims import held_until, verdict
 from sim.optim.optimizers import (
     OPTIMIZERS,
     SCHEDULES,
     STATE_BYTES,
-    converges,
     critical_beta,
     diverged_at,
     gd_optimal_rate,
@@ -83,6 +85,12 @@ def pick_phase() -> None:
         set_values(PAGE, SCHEMA, {"m_step": point[0], "m_beta": point[1]})
 
 
+def steps_text(rate: float) -> str:
+    """Steps for the error to shrink 1000× at this rate; "never" where it does not shrink (ρ ≥ 1)."""
+    steps = steps_to(rate)
+    return f"{steps:,.0f}" if math.isfinite(steps) else t("opt.mom.never")
+
+
 def momentum_section(state: PageState) -> None:
     figure, side = state.stage()
     with side:
@@ -102,13 +110,12 @@ def momentum_section(state: PageState) -> None:
              max(momentum_rate(alpha, 0.0, 1.0), momentum_rate(alpha, 0.0, ln)))
     tex = momentum_latex(alpha, beta, kappa, best, gd_optimal_rate(1.0, ln),
                          (critical_beta(alpha, 1.0), critical_beta(alpha, ln)), rates)
-    yes = {True: t("opt.mom.yes"), False: t("opt.mom.no")}
     spiral = {True: t("opt.mom.spiral"), False: t("opt.mom.real")}
     left, right = st.columns(2, gap="medium")
     with left:
         st.latex(tex["eigen"])
-        for key, ok in (("gd", converges(alpha, 0.0, ln)), ("momentum", converges(alpha, beta, ln))):
-            st.markdown(t(f"opt.mom.{key}", verdict=yes[ok]))
+        for key, b in (("gd", 0.0), ("momentum", beta)):  # each verdict read off the rate ρ written below
+            st.markdown(t(f"opt.mom.{key}", verdict=t(f"opt.mom.verdict.{verdict(alpha, b, (1.0, ln))}")))
             st.latex(tex[key])
         st.markdown(t("opt.mom.critical", l1=spiral[beta > critical_beta(alpha, 1.0)],
                       ln=spiral[beta > critical_beta(alpha, ln)]))
@@ -116,8 +123,7 @@ def momentum_section(state: PageState) -> None:
         st.markdown(t("opt.mom.optimal"))
         st.latex(tex["optimal"])
         st.latex(tex["rates"])
-        st.markdown(t("opt.mom.now", mom=f"{steps_to(rates[0]):,.0f}", gd=f"{steps_to(rates[1]):,.0f}",
-                      best=f"{steps_to(best[2]):,.0f}"))
+        st.markdown(t("opt.mom.now", mom=steps_text(rates[0]), gd=steps_text(rates[1]), best=steps_text(best[2])))
         st.latex(tex["now"])
     alphas, betas = np.linspace(0.01, 4.0, PHASE_GRID[0]) / kappa, np.linspace(0.0, 0.99, PHASE_GRID[1])
     lab = {k: t(f"opt.phase.{k}") for k in ("alpha", "beta", "rate", "current", "optimum")}
@@ -156,7 +162,7 @@ def schedules_section(state: PageState) -> None:
     st.markdown(t("opt.sched.intro"))
     for name in SCHEDULES:
         st.markdown(f"**{names[name]}**: {t(f'opt.sched.{name}.when')}")
-    schedules_race(state, steps, warmup, floor, decay)
+    schedules_race(state, steps, warmup, floor, decay, held_until(curves["wsd"]))
 
 
 def muon_mixes(state: PageState) -> dict[str, tuple[int, int, float]]:

@@ -260,9 +260,9 @@ class Racer:
         """What the live view and the table show of this racer: plain values only (for sim.plots); "curves" holds
         the recorded values named in `curves`, decimated to POINTS_DRAWN."""
         return {"name": self.name, "label": self.label, "steps": self.steps, "loss": self.last_loss(),
-                "ms": self.ms_per_step(), "update_ms": self.update_ms(), "state_bytes": self.state_bytes(),
-                "counters": self.step_counters(),
-                "params": self.n_params, "diverged_at": self.diverged_at, "finished": self.finished,
+                "start_loss": self.start_loss, "ms": self.ms_per_step(), "update_ms": self.update_ms(),
+                "state_bytes": self.state_bytes(), "counters": self.step_counters(), "params": self.n_params,
+                "diverged_at": self.diverged_at, "finished": self.finished,
                 "curves": self.curves({k: POINTS_DRAWN[k] for k in curves})}
 
     def frame(self, curves: tuple[str, ...] = ("loss", "ms")) -> dict:
