@@ -14,7 +14,7 @@ from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 EN, ZH = catalogue("en"), catalogue("zh")
-PANEL = '[data-testid="live-panel-2"]'  # accuracy against distance
+PANEL = '[data-testid="live-panel-0"]'  # accuracy against distance
 
 
 def epoch(page) -> int:

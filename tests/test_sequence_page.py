@@ -8,6 +8,7 @@ from apptools import fuzz_widget, live_advance, live_model, open_lab, schema_cho
 from labs.sequence.schema import PAGE as P
 from labs.sequence.schema import SCHEMA, SECTIONS
 from sim.sequence import masks
+from sim.sequence.claims import outcomes
 from sim.sequence.memory import gradients_through_time
 from sim.ssm.cost import mamba_state_numbers, worked_scan
 from ui.i18n import catalogue
@@ -65,6 +66,9 @@ def test_the_race_says_how_far_each_model_holds():
         f = run.frame()
     reach = {r["kind"]: r["reach"] for r in f["runs"]}
     assert EN["seq.mem.explain"].format(D=8, keys=8, chance="12%", holds="90%", steps=40, **reach) in texts(at)
+    for case, kinds in outcomes(reach, 8).items():  # one sentence per outcome, naming its models
+        assert EN[f"seq.mem.{case}"].format(D=8, holds="90%", names=", ".join(EN[f"seq.model.{k}"] for k in kinds)) \
+            in texts(at)
 
 
 def test_the_why_section_writes_the_engines_gradients_at_the_cursors_step():
@@ -85,11 +89,13 @@ def test_the_sparse_section_writes_the_masks_numbers_at_the_extremes():
     assert not at.exception and not at.error
     win = masks.window(512, 1)
     lf = masks.longformer(512, 1, tuple(range(8)))
-    text = EN["seq.sp.explain"].format(T=512, L=12, w=1, window=f"{masks.share_computed(win):.1%}",
+    text = EN["seq.sp.explain"].format(T=512, T2=1024, L=12, w=1, window=f"{masks.share_computed(win):.1%}",
+                                       window2=f"{masks.share_computed(masks.window(1024, 1)):.1%}",
                                        win_reach=int(masks.receptive_field(win, 12)[-1]),
                                        lf_reach=int(masks.receptive_field(lf, 12)[-1]),
-                                       bb_reach=512)
+                                       bb_reach=512, full_reach=512)
     assert text in texts(at)
+    assert EN["seq.sp.trend.halves"] + " " + EN["seq.sp.lf.global"] in texts(at)
 
 
 WIN = {"w_distance": "8", "w_window": "2", "w_layers": "1", "w_speed": "2"}

@@ -30,7 +30,10 @@ def run(kind, acc):
 
 def test_the_live_frame_draws_loss_accuracy_and_accuracy_by_distance():
     f = memory_frame([run("rnn", [1.0, 0.5, np.nan, 0.2]), run("attn", [1.0] * 4)], 4, 0.125, L)
-    loss, acc, by_d = f["panels"]
+    by_d, loss, acc = f["panels"]
+    for other in (loss, acc):  # accuracy by distance is the view's figure: larger than the others, on every screen
+        assert by_d["width"] > other["width"] <= 300 and by_d["height"] > other["height"]
+        assert by_d["width"] / by_d["height"] > other["width"] / other["height"]  # presenter: same height, wider
     assert f["epoch"] == 3 and f["caption"] == "step 3 · RNN: 2 · ATTN: 2"
     assert loss["series"][0]["y"] == [2.0, 1.0, 0.5] and acc["y_range"] == [0.0, 1.0]
     assert by_d["series"][0]["x"] == [1.0, 2.0, 3.0, 4.0] and by_d["series"][0]["y"] == [1.0, 0.5, None, 0.2]
@@ -67,6 +70,10 @@ def test_gates_are_drawn_units_by_position():
     fig = gates_figure(g, 2, L)
     assert np.allclose(np.asarray(fig.data[0].z), g["forget"].T) and (fig.data[0].zmin, fig.data[0].zmax) == (0, 1)
     assert fig.data[1].zmin == -2 and fig.data[1].zmax == 2  # the cell state: symmetric around 0
+    four = gates_figure({n: g["forget"] for n in ("input", "forget", "output")} | {"cell": g["cell"]}, 2,
+                        L)
+    grads = gradient_figure({"rnn": ("RNN", np.ones(6))}, 2, L)
+    assert len(four.data) == 4 and four.layout.height < grads.layout.height  # two to a row: a phone shows both
 
 
 def test_the_worked_scan_rows_write_every_number():

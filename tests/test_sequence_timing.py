@@ -1,6 +1,6 @@
 """sim.sequence.timing: the attention layer timed against torch's own scaled_dot_product_attention with the same
-projections, the sequential steps by definition, the crossover read off the measurements, and the sweep's shape and
-progress."""
+projections, the sequential steps by definition, the crossover read off the measurements (where attention stays
+slower), and the sweep's shape and progress."""
 import math
 
 import pytest
@@ -30,8 +30,13 @@ def test_sequential_steps():
         sequential_steps("gru", 4)
 
 
-def test_crossover_is_the_first_length_where_attention_is_slower():
-    assert crossover([8, 16, 32, 64], {"rnn": [2, 2, 2, 2], "attention": [1, 1.5, 3, 1]}) == 32
+def test_crossover_is_where_attention_stays_slower():
+    """The length from which attention is slower at every longer one too: a length where it was slower, then faster
+    again further on, is no crossover (the page's "from T = … on" would be false)."""
+    assert crossover([8, 16, 32, 64], {"rnn": [2, 2, 2, 2], "attention": [1, 1.5, 3, 3]}) == 32
+    assert crossover([8, 16, 32, 64], {"rnn": [2, 2, 2, 2], "attention": [1, 3, 1, 3]}) == 64
+    assert crossover([8, 16, 32, 64], {"rnn": [2, 2, 2, 2], "attention": [1, 1.5, 3, 1]}) is None
+    assert crossover([8, 16], {"rnn": [2, 2], "attention": [3, 3]}) == 8
     assert crossover([8, 16], {"rnn": [2, 2], "attention": [1, 1]}) is None
 
 

@@ -1,11 +1,12 @@
 """The sequence-models lab's encoder-against-decoder section: the same tiny transformer trained BERT-style (masked
 characters, no mask between positions) and GPT-style (next character, causal mask) on the same text, live
 (sim.sequence.live.EncDecRun); their masks, each model's loss on both tasks at the cursor's step, and the user's own
-blank to fill and prefix to continue."""
+blank to fill and prefix to continue (both read when the run is paused: the view on screen moves on while it plays)."""
 import streamlit as st
 
 from sim.core.live import Cursor, LiveSpec
 from sim.plots.sequence import encdec_frame, masks_figure
+from sim.sequence.claims import NEAR, ahead
 from sim.sequence.encdec import BLANK, STYLES, continue_text, cross_losses, fill_blank, masks, parse_blank
 from sim.sequence.live import encdec_run
 from ui import charts, live_plots, live_run
@@ -38,13 +39,13 @@ def drawn(frame: dict, labels: dict) -> dict:
 
 
 def encdec_section(state: PageState) -> None:
-    st.markdown(t("seq.ed.intro"))
-    labels = {n: name(n) for n in STYLES} | {k: str(t(f"seq.sp.fig.{k}")) for k in ("share", "query", "key")}
-    charts.plotly_chart(st, masks_figure(masks(SHOWN_T), labels), key="seq.ed.masks")
-    with state.controls():
-        names = ("e_text", "e_layers", "e_width", "e_lr", "e_speed", "e_seed")
-        for col, n in zip(st.columns(len(names)), names, strict=True):
-            state.widget(n, container=col)
+    figure, side = state.stage()
+    with side:
+        for n in ("e_text", "e_lr", "e_layers"):
+            state.widget(n, fold=False)
+        with state.more(side):
+            for n in ("e_width", "e_speed", "e_seed"):
+                state.widget(n)
     v = state.values
     spec = encdec_spec(v)
     frame_labels = {k: str(t(f"seq.fig.{k}")) for k in ("step", "loss", "caption")} | {
@@ -57,22 +58,34 @@ def encdec_section(state: PageState) -> None:
             if r["diverged"]:
                 st.error(t("seq.diverged", name=name(r["kind"]), step=r["steps"]))
 
-    cursor = live_run.live_lab(spec, show, prefix="seq", messages=messages,
-                               bad_settings=lambda e: st.error(t("seq.bad_settings")), n=v["e_speed"])
+    with figure:
+        cursor = live_run.live_lab(spec, show, prefix="seq", messages=messages,
+                                   bad_settings=lambda e: st.error(t("seq.bad_settings")), n=v["e_speed"])
+    st.markdown(t("seq.ed.intro"))
+    left, right = st.columns(2, gap="medium")  # below the stage: the masks and the table smaller than the losses
+    labels = {n: name(n) for n in STYLES} | {k: str(t(f"seq.sp.fig.{k}")) for k in ("share", "query", "key")}
+    charts.plotly_chart(left, masks_figure(masks(SHOWN_T), labels, height=240), key="seq.ed.masks")
     if cursor is None:
         return
-    table = cursor.memo(("cross",), lambda run: cross_losses({tr.style: tr for tr in run.trainers}))
-    st.caption(t("seq.ed.at_step", step=cursor.pos))
-    rows = [{t("seq.ed.col.model"): name(s), t("seq.ed.col.blank"): f"{table[s]['blank']:.3f}",
-             t("seq.ed.col.next"): f"{table[s]['next']:.3f}"} for s in STYLES]
-    st.dataframe(rows, hide_index=True)
-    st.markdown(t("seq.ed.explain", bert_blank=f"{table['bert']['blank']:.3f}",
-                  gpt_blank=f"{table['gpt']['blank']:.3f}", bert_next=f"{table['bert']['next']:.3f}",
-                  gpt_next=f"{table['gpt']['next']:.3f}"))
+    if cursor.playing:  # the table and the answers are read at the cursor's step, which the view has left behind
+        right.caption(t("seq.playing"))
+    else:
+        table = cursor.memo(("cross",), lambda run: cross_losses({tr.style: tr for tr in run.trainers}))
+        right.caption(t("seq.ed.at_step", step=cursor.pos))
+        rows = [{t("seq.ed.col.model"): name(s), t("seq.ed.col.blank"): f"{table[s]['blank']:.3f}",
+                 t("seq.ed.col.next"): f"{table[s]['next']:.3f}"} for s in STYLES]
+        right.dataframe(rows, hide_index=True)
+        right.markdown(t("seq.ed.explain", bert_blank=f"{table['bert']['blank']:.3f}",
+                         gpt_blank=f"{table['gpt']['blank']:.3f}", bert_next=f"{table['bert']['next']:.3f}",
+                         gpt_next=f"{table['gpt']['next']:.3f}") + " "
+                       + t(f"seq.ed.on_blank.{ahead(table['bert']['blank'], table['gpt']['blank'])}", near=NEAR)
+                       + " " + t(f"seq.ed.on_next.{ahead(table['bert']['next'], table['gpt']['next'])}", near=NEAR))
     lang = "zh" if v["e_text"] == "zh" else "en"
     left, right = st.columns(2)
     blank = left.text_input(t("seq.ed.blank", blank=BLANK), value=DEFAULT_BLANK[lang], key=f"seq.ed.blank.{lang}")
     prefix = right.text_input(t("seq.ed.prefix"), value=DEFAULT_PREFIX[lang], key=f"seq.ed.prefix.{lang}")
+    if cursor.playing:
+        return
     with cursor.model() as run:
         task = run.trainers[0].task
         try:

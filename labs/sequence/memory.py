@@ -1,5 +1,6 @@
 """The sequence-models lab's live race (an RNN, an LSTM, a causal transformer and Mamba on the same memory task,
 sim.sequence.live.MemoryRun) and the "why" section that reads the same run at this session's step."""
+import math
 from collections.abc import Callable
 
 import streamlit as st
@@ -7,6 +8,7 @@ import streamlit as st
 from labs.sequence.schema import SCHEMA
 from sim.core.live import Cursor, LiveSpec
 from sim.plots.sequence import gates_figure, gradient_figure, memory_frame
+from sim.sequence.claims import key_to_query, mean_beyond, outcomes, read_gates, verdicts, window_case
 from sim.sequence.live import memory_run, window_run
 from sim.sequence.memory import HOLDS, KINDS, gradients_through_time, lstm_gates
 from ui import charts, live_plots, live_run
@@ -54,11 +56,19 @@ def show_view(spec: LiveSpec, guide: tuple[int, str] | None = None) -> live_run.
     return live_plots.frames_view(spec, lambda f: drawn(f, labels, guide))
 
 
+def race_controls(state: PageState, side) -> None:
+    """The race's settings in the stage's side column: distance, state size and learning rate on view, the rest
+    folded."""
+    with side:
+        for n in ("m_distance", "m_hidden", "m_lr"):
+            state.widget(n, fold=False)
+        with state.more(side):
+            for n in ("m_speed", "m_seed"):
+                state.widget(n)
+
+
 def race(state: PageState) -> Cursor | None:
-    """The race's controls and live view (the memory and why sections show the same run)."""
-    with state.controls():
-        for col, n in zip(st.columns(5), ("m_distance", "m_hidden", "m_lr", "m_speed", "m_seed"), strict=True):
-            state.widget(n, container=col)
+    """The race's live view (its Play/Step/Reset bar above it); the memory and why sections show the same run."""
     v = state.values
 
     def messages(cursor: Cursor) -> None:
@@ -113,55 +123,85 @@ def trained_window(state: PageState) -> None:
                                bad_settings=lambda e: st.error(t("seq.bad_settings")), n=v["w_speed"])
     if cursor is None:
         return
+    if cursor.playing:  # what follows is read at the cursor's step, which the view on screen has left behind
+        st.caption(t("seq.playing"))
+        return
     f = cursor.frame()
-    reach = {r["kind"]: r["reach"] for r in f["runs"]}
-    st.markdown(t("seq.win.explain", L=v["w_layers"], w=v["w_window"], field=field, D=f["distance"],
-                  steps=min(r["steps"] for r in f["runs"]), full=reach["attn"], window=reach["window"],
-                  holds=f"{HOLDS:.0%}"))
+    runs = {r["kind"]: r for r in f["runs"]}
+    D = f["distance"]
+    st.markdown(t("seq.win.explain", L=v["w_layers"], w=v["w_window"], field=field, D=D,
+                  steps=min(r["steps"] for r in f["runs"]), full=runs["attn"]["reach"],
+                  window=runs["window"]["reach"], holds=f"{HOLDS:.0%}"))
+    st.markdown(t(f"seq.win.{window_case(field, D)}", field=field, D=D, chance=f"{1 / f['keys']:.0%}",
+                  beyond=_pct(mean_beyond(runs["window"]["by_distance"], field))))
 
 
 def memory_section(state: PageState) -> None:
+    figure, side = state.stage()
+    race_controls(state, side)
+    with figure:
+        cursor = race(state)
     st.markdown(t("seq.mem.intro"))
-    cursor = race(state)
     if cursor is None:
+        return
+    if cursor.playing:  # the view's header says how far each model holds at the step it draws
+        st.caption(t("seq.playing"))
         return
     f = cursor.frame()
     reach = {r["kind"]: r["reach"] for r in f["runs"]}
+    holds = f"{HOLDS:.0%}"
     st.markdown(t("seq.mem.explain", D=f["distance"], keys=f["keys"], chance=f"{1 / f['keys']:.0%}",
-                  holds=f"{HOLDS:.0%}", rnn=reach["rnn"], lstm=reach["lstm"], attn=reach["attn"], mamba=reach["mamba"],
+                  holds=holds, rnn=reach["rnn"], lstm=reach["lstm"], attn=reach["attn"], mamba=reach["mamba"],
                   steps=min(r["steps"] for r in f["runs"])))
+    st.markdown("\n".join(f"- {t(f'seq.mem.{case}', D=f['distance'], holds=holds, names=[name(k) for k in kinds])}"
+                          for case, kinds in outcomes(reach, f["distance"]).items()))
+    st.markdown(t("seq.mem.how"))
 
 
 def why_section(state: PageState) -> None:
+    """The gradients through time of the race's models at this session's step: the stage's figure, the race's live
+    view (whose Step moves them on) under it, the LSTM's gates below the stage."""
+    figure, side = state.stage()
+    race_controls(state, side)
+    with figure:
+        top = st.container()  # the gradients, drawn once the race below them gives the cursor's step
+        cursor = race(state)
     st.markdown(t("seq.why.intro"))
-    cursor = race(state)
     if cursor is None:
+        return
+    if cursor.playing:  # measured on the model at the cursor's step, which the view on screen has left behind
+        top.caption(t("seq.playing"))
         return
     step = cursor.pos
     grads = cursor.memo(("grads",), lambda run: {k: gradients_through_time(run.trainer(k)) for k in KINDS})
     tokens, gates, key_at = cursor.memo(("gates",), lambda run: lstm_gates(run.trainer("lstm")))
-    T = len(tokens)
-    st.caption(t("seq.why.at_step", step=step, per_model=step // len(KINDS)))
+    T, f = len(tokens), cursor.frame()
     fig = gradient_figure({k: (name(k), g) for k, g in grads.items()}, key_at,
                           {k: str(t(f"seq.why.fig.{k}")) for k in ("title", "position", "norm", "key")})
-    charts.plotly_chart(st, fig, key="seq.why.grads")
-    ratio = {k: _ratio(g[key_at], g[T - 1]) for k, g in grads.items()}
-    st.markdown(t("seq.why.explain", T=T, d=T - 1 - key_at, rnn=ratio["rnn"], lstm=ratio["lstm"],
-                  attn=ratio["attn"], mamba=ratio["mamba"]))
+    with top:
+        charts.plotly_chart(st, fig, key="seq.why.grads")
+        st.caption(t("seq.why.at_step", step=step, per_model=step // len(KINDS)))
+    ratio = {k: key_to_query(g, key_at) for k, g in grads.items()}
+    st.markdown(t("seq.why.explain", T=T, d=T - 1 - key_at, **{k: f"{r:.1e}" for k, r in ratio.items()}))
+    st.markdown("\n".join(f"- {t(f'seq.why.grad.{v}', names=[name(k) for k in kinds])}"
+                          for v, kinds in verdicts(ratio).items()))
+    st.markdown(t("seq.why.how"))
     labels = {g: str(t(f"seq.why.gate.{g}")) for g in gates} | {k: str(t(f"seq.why.fig.{k}"))
                                                                 for k in ("position", "unit")}
-    charts.plotly_chart(st, gates_figure(gates, key_at, labels), key="seq.why.gates")
-    forget = gates["forget"]
-    st.markdown(t("seq.why.gates_explain", forget=f"{forget[key_at + 1:].mean():.2f}",
-                  input_key=f"{gates['input'][key_at].mean():.2f}",
-                  input_rest=f"{gates['input'][key_at + 1:-1].mean():.2f}" if key_at + 1 < T - 1 else "–"))
+    left, right = st.columns([3, 1], gap="medium")  # below the stage: the gates shorter than the gradients
+    charts.plotly_chart(left, gates_figure(gates, key_at, labels), key="seq.why.gates")
+    lstm = next(r for r in f["runs"] if r["kind"] == "lstm")
+    g = read_gates(gates, key_at, float(lstm["by_distance"][T - 2 - key_at]))
+    right.markdown(t(f"seq.why.gates.{g.case}", d=g.d, units=g.units, carriers=g.carriers, best=f"{g.best:.2f}",
+                     forget=f"{g.forget:.2f}", forget_carry=f"{g.forget_carry:.2f}",
+                     forget_rest=f"{g.forget_rest:.2f}", acc=_pct(g.accuracy), holds=f"{HOLDS:.0%}",
+                     chance=f"{1 / f['keys']:.0%}") + " "
+                   + t(f"seq.why.input.{g.opening}", input_key=f"{g.input_key:.2f}", input_rest=f"{g.input_rest:.2f}"))
 
 
-def _ratio(at_key: float, at_query: float) -> str:
-    """‖∂L/∂h_key‖ / ‖∂L/∂h_query‖ written as a power of ten."""
-    if at_query <= 0 or at_key <= 0:
-        return "0"
-    return f"{at_key / at_query:.1e}"
+def _pct(x: float) -> str:
+    """A share as a percentage; a dash where there is none yet (NaN)."""
+    return f"{x:.0%}" if math.isfinite(x) else "–"
 
 
 def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]], object]]:

@@ -13,7 +13,7 @@ from ui.urlstate import PageState
 def main() -> None:
     PageState(PAGE, SCHEMA).sections(t("seq.title"), t("seq.intro"), {
         "memory": memory_section, "why": why_section, "parallel": parallel_section, "sparse": sparse_section,
-        "encdec": encdec_section, "mamba": mamba_section})
+        "encdec": encdec_section, "mamba": mamba_section}, t("seq.about"))
 
 
 main()

@@ -3,6 +3,7 @@
 written out, Mamba's state against a KV cache, and the forms timed against length."""
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -18,33 +19,42 @@ PATTERN_COLORS = (BLUE, ORANGE, GREEN, PURPLE, RED)
 MARGIN = dict(l=50, r=10, t=40, b=40)
 
 
+def _parenthesis_below(name: str) -> str:
+    """"Longformer (window + global)" written on two lines: titles side by side fit a narrow column."""
+    return re.sub(r"\s*([（(])", r"<br>\1", name, count=1)
+
+
 # ---------- the live memory race ----------
 def memory_frame(runs: Sequence[dict], distance: int, chance: float, labels: Mapping[str, str],
                  guide: tuple[int, str] | None = None) -> dict:
     """The live view of the race: runs are {"kind", "name", "curve" (steps), "loss", "acc", "by_distance" (D,),
-    "reach"}. Panels: the loss curves, the moving accuracy, and the accuracy at each distance 1..D (chance dashed).
-    labels: "step", "loss", "accuracy", "distance", "loss_title", "acc_title", "dist_title", "chance", "caption"
-    ({step}), "reach" ({name} {reach}). guide (x, label): a dashed vertical line at distance x on the last panel."""
+    "reach"}. Panels: the accuracy at each distance 1..D (chance dashed), then the loss curves and the moving
+    accuracy. labels: "step", "loss", "accuracy", "distance", "loss_title", "acc_title", "dist_title", "chance",
+    "caption" ({step}), "reach" ({name} {reach}). guide (x, label): a dashed vertical line at distance x on the first
+    panel."""
     def colour(r: dict) -> str:
         return MODEL_COLORS.get(r["kind"], GUIDE)
 
-    loss = xy_panel(labels["loss_title"], [series(r["curve"], r["loss"], color=colour(r), label=r["name"])
-                                           for r in runs], x_label=labels["step"], y_label=labels["loss"],
-                    width=330, height=250)
-    acc = xy_panel(labels["acc_title"], [series(r["curve"], r["acc"], color=colour(r), label=r["name"])
-                                         for r in runs], x_label=labels["step"], y_label=labels["accuracy"],
-                   width=330, height=250, y_range=(0.0, 1.0))
     ds = np.arange(1, distance + 1)
     lines = [series(ds, r["by_distance"], color=colour(r), label=r["name"]) for r in runs]
     lines.append(series([1, distance], [chance, chance], color=GUIDE, width=1.0, label=labels["chance"], dash=True))
     if guide is not None:
         lines.append(series([guide[0], guide[0]], [0.0, 1.0], color=RED, width=1.0, label=guide[1], dash=True))
-    by_d = xy_panel(labels["dist_title"], lines, x_label=labels["distance"], y_label=labels["accuracy"], width=330,
-                    height=250, x_range=(1, max(distance, 2)), y_range=(0.0, 1.0))
+    # accuracy by distance is the race's figure: first (a narrow screen wraps the others below it), wider and taller
+    # than the others, which are narrower than a phone, so it stays the largest where a phone narrows it to its width
+    # and where the presenter view caps every panel's height
+    by_d = xy_panel(labels["dist_title"], lines, x_label=labels["distance"], y_label=labels["accuracy"], width=460,
+                    height=340, x_range=(1, max(distance, 2)), y_range=(0.0, 1.0))
+    loss = xy_panel(labels["loss_title"], [series(r["curve"], r["loss"], color=colour(r), label=r["name"])
+                                           for r in runs], x_label=labels["step"], y_label=labels["loss"],
+                    width=300, height=240)
+    acc = xy_panel(labels["acc_title"], [series(r["curve"], r["acc"], color=colour(r), label=r["name"])
+                                         for r in runs], x_label=labels["step"], y_label=labels["accuracy"],
+                   width=300, height=240, y_range=(0.0, 1.0))
     steps = max((int(r["curve"][-1]) for r in runs if len(r["curve"])), default=0)
     parts = [labels["reach"].format(name=r["name"], reach=r["reach"]) for r in runs]
     return {"epoch": steps, "caption": " · ".join([labels["caption"].format(step=steps), *parts]),
-            "panels": [loss, acc, by_d]}
+            "panels": [by_d, loss, acc]}
 
 
 def encdec_frame(runs: Sequence[dict], labels: Mapping[str, str]) -> dict:
@@ -52,7 +62,7 @@ def encdec_frame(runs: Sequence[dict], labels: Mapping[str, str]) -> dict:
     panel of the training losses (each its own task's). labels: "step", "loss", "loss_title", "caption" ({step})."""
     panel = xy_panel(labels["loss_title"], [series(r["curve"], r["loss"], color=MODEL_COLORS.get(r["kind"], GUIDE),
                                                    label=r["name"]) for r in runs],
-                     x_label=labels["step"], y_label=labels["loss"], width=560, height=260)
+                     x_label=labels["step"], y_label=labels["loss"], width=560, height=400)  # the section's figure
     steps = max((int(r["curve"][-1]) for r in runs if len(r["curve"])), default=0)
     return {"epoch": steps, "caption": labels["caption"].format(step=steps), "panels": [panel]}
 
@@ -67,41 +77,48 @@ def gradient_figure(grads: Mapping[str, tuple[str, np.ndarray]], key_at: int, la
         fig.add_trace(go.Scatter(x=np.arange(len(g)), y=np.where(g > 0, g, np.nan), name=name, mode="lines+markers",
                                  marker=dict(size=4), line=dict(color=MODEL_COLORS.get(kind, GUIDE))))
     fig.add_vline(x=key_at, line=dict(color=RED, dash="dash"), annotation_text=labels["key"])
-    fig.update_layout(title=labels["title"], height=360, margin=MARGIN, xaxis_title=labels["position"],
+    fig.update_layout(title=labels["title"], height=440, margin=MARGIN, xaxis_title=labels["position"],
                       yaxis_title=labels["norm"], yaxis_type="log", legend=dict(orientation="h", y=-0.2))
     return fig
 
 
 def gates_figure(gates: Mapping[str, np.ndarray], key_at: int, labels: Mapping[str, str]) -> go.Figure:
-    """The LSTM's gates and cell state for one sequence: each (T, H) as a heatmap, units (rows) against position;
-    gates from 0 to 1, the cell state diverging around 0. labels: "<gate name>" for each, "position", "unit",
-    "key"."""
+    """The LSTM's gates and cell state for one sequence: each (T, H) as a heatmap, units (rows) against position, two
+    to a row when there are more than two (so the figure stays shorter than the gradients above it); gates from 0 to
+    1, the cell state diverging around 0. labels: "<gate name>" for each, "position", "unit", "key"."""
     names = list(gates)
-    fig = make_subplots(rows=len(names), cols=1, shared_xaxes=True, vertical_spacing=0.06,
-                        subplot_titles=[labels[n] for n in names])
-    for row, n in enumerate(names, start=1):
+    cols = 2 if len(names) > 2 else 1
+    rows = -(-len(names) // cols)
+    fig = make_subplots(rows=rows, cols=cols, shared_xaxes=True, vertical_spacing=0.16, horizontal_spacing=0.08,
+                        subplot_titles=[_parenthesis_below(labels[n]) if cols > 1 else labels[n] for n in names])
+    for i, n in enumerate(names):
+        row, col = i // cols + 1, i % cols + 1
         z = np.asarray(gates[n], dtype=float).T  # (H, T)
         if n == "cell":
             span = float(np.abs(z).max()) or 1.0
             kw = dict(zmin=-span, zmax=span, colorscale="RdBu", zmid=0)
         else:
             kw = dict(zmin=0.0, zmax=1.0, colorscale="Viridis")
-        fig.add_trace(go.Heatmap(z=z, showscale=row == 1, hovertemplate=f"{labels['position']} %{{x}} · "
-                                 f"{labels['unit']} %{{y}}: %{{z:.2f}}<extra></extra>", **kw), row=row, col=1)
-        fig.add_vline(x=key_at, line=dict(color=RED, dash="dash"), row=row, col=1)
-        fig.update_yaxes(title_text=labels["unit"], row=row, col=1)
-    fig.update_xaxes(title_text=labels["position"], row=len(names), col=1)
-    fig.update_layout(height=170 * len(names) + 60, margin=MARGIN)
+        fig.add_trace(go.Heatmap(z=z, showscale=i == 0, hovertemplate=f"{labels['position']} %{{x}} · "
+                                 f"{labels['unit']} %{{y}}: %{{z:.2f}}<extra></extra>", **kw), row=row, col=col)
+        fig.add_vline(x=key_at, line=dict(color=RED, dash="dash"), row=row, col=col)
+        if col == 1:
+            fig.update_yaxes(title_text=labels["unit"], row=row, col=col)
+        if row == rows:
+            fig.update_xaxes(title_text=labels["position"], row=row, col=col)
+    fig.update_layout(height=170 * rows + 60, margin=MARGIN | dict(t=60))
     return fig
 
 
 # ---------- sparse attention ----------
-def masks_figure(masks: Mapping[str, np.ndarray], labels: Mapping[str, str]) -> go.Figure:
+def masks_figure(masks: Mapping[str, np.ndarray], labels: Mapping[str, str], height: int = 340) -> go.Figure:
     """Each pattern's (T, T) mask side by side (query rows, key columns; dark = a score computed), its share of T² in
-    the title. labels: "<pattern>" names, "share" ({share}), "query", "key"."""
+    the title. labels: "<pattern>" names, "share" ({share}), "query", "key". height: taller than the share and reach
+    figures (300), which a phone draws at the same width."""
     names = list(masks)
     fig = make_subplots(rows=1, cols=len(names), horizontal_spacing=0.03, subplot_titles=[
-        f"{labels[n]}<br>{labels['share'].format(share=f'{masks[n].mean():.1%}')}" for n in names])
+        f"{_parenthesis_below(labels[n])}<br>{labels['share'].format(share=f'{masks[n].mean():.1%}')}"
+        for n in names])
     for col, n in enumerate(names, start=1):
         fig.add_trace(go.Heatmap(z=masks[n].astype(np.uint8), zmin=0, zmax=1, showscale=False,
                                  colorscale=[[0, WHITE], [1, BLUE]],
@@ -110,8 +127,10 @@ def masks_figure(masks: Mapping[str, np.ndarray], labels: Mapping[str, str]) -> 
         fig.update_yaxes(autorange="reversed", scaleanchor=f"x{col if col > 1 else ''}", showticklabels=col == 1,
                          row=1, col=col)
     fig.update_yaxes(title_text=labels["query"], row=1, col=1)
-    fig.update_layout(height=330, margin=dict(l=50, r=10, t=70, b=30))
+    fig.update_layout(height=height, margin=dict(l=50, r=20, t=85, b=30))
+    fig.update_annotations(font_size=12)  # the titles: five side by side in the stage's column
     return fig
+
 
 
 def share_figure(lengths: Sequence[int], shares: Mapping[str, Sequence[float]], labels: Mapping[str, str]) -> go.Figure:
@@ -121,7 +140,7 @@ def share_figure(lengths: Sequence[int], shares: Mapping[str, Sequence[float]], 
     for (n, s), c in zip(shares.items(), PATTERN_COLORS, strict=False):
         fig.add_trace(go.Scatter(x=list(lengths), y=list(s), name=labels[n], mode="lines+markers",
                                  line=dict(color=c)))
-    fig.update_layout(title=labels["title"], height=330, margin=MARGIN, xaxis_type="log", yaxis_type="log",
+    fig.update_layout(title=labels["title"], height=300, margin=MARGIN, xaxis_type="log", yaxis_type="log",
                       xaxis_title=labels["length"], yaxis_title=labels["share_axis"],
                       legend=dict(orientation="h", y=-0.25))
     return fig
@@ -133,7 +152,7 @@ def reach_figure(fields: Mapping[str, np.ndarray], layers: int, labels: Mapping[
     fig = go.Figure()
     for (n, f), c in zip(fields.items(), PATTERN_COLORS, strict=False):
         fig.add_trace(go.Scatter(x=np.arange(len(f)), y=f, name=labels[n], mode="lines", line=dict(color=c)))
-    fig.update_layout(title=labels["title"].format(layers=layers), height=330, margin=MARGIN,
+    fig.update_layout(title=labels["title"].format(layers=layers), height=300, margin=MARGIN,
                       xaxis_title=labels["query"], yaxis_title=labels["positions"],
                       legend=dict(orientation="h", y=-0.25))
     return fig
@@ -158,7 +177,7 @@ def state_figure(tokens: Sequence[int], mamba: float, kv: Sequence[float], label
     fig.add_trace(go.Scatter(x=list(tokens), y=list(kv), name=labels["kv"], mode="lines", line=dict(color=ORANGE)))
     fig.add_trace(go.Scatter(x=list(tokens), y=[mamba] * len(tokens), name=labels["mamba"], mode="lines",
                              line=dict(color=GREEN)))
-    fig.update_layout(title=labels["title"], height=340, margin=MARGIN, xaxis_type="log", yaxis_type="log",
+    fig.update_layout(title=labels["title"], height=420, margin=MARGIN, xaxis_type="log", yaxis_type="log",
                       xaxis_title=labels["tokens"], yaxis_title=labels["bytes"], legend=dict(orientation="h", y=-0.25))
     return fig
 
@@ -192,5 +211,5 @@ def parallel_figure(lengths: Sequence[int], times: Mapping[str, Sequence[float]]
         fig.update_yaxes(type="log", row=1, col=col)
     fig.update_yaxes(title_text=labels["ms"], row=1, col=1)
     fig.update_yaxes(title_text=labels["steps"], row=1, col=2)
-    fig.update_layout(height=360, margin=MARGIN, legend=dict(orientation="h", y=-0.25))
+    fig.update_layout(height=400, margin=MARGIN, legend=dict(orientation="h", y=-0.25))
     return fig

@@ -73,5 +73,12 @@ def forward_times(lengths: Sequence[int], width: int = 64, batch: int = 1, repea
 
 
 def crossover(lengths: Sequence[int], times: dict[str, Sequence[float]]) -> int | None:
-    """The first measured length at which attention took longer than the RNN (None: it never did)."""
-    return next((T for T, r, a in zip(lengths, times["rnn"], times["attention"], strict=True) if a > r), None)
+    """The shortest measured length from which on attention took longer than the RNN at every length measured (None:
+    not even at the longest). A length where it was slower but faster again further on is not a crossover: timings
+    this short are noisy on a shared CPU."""
+    cross = None
+    for T, r, a in zip(reversed(lengths), reversed(times["rnn"]), reversed(times["attention"]), strict=True):
+        if a <= r:
+            break
+        cross = T
+    return cross

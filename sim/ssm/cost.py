@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from sim.ssm.scan import discretise, selective_scan
+from sim.ssm.scan import discretise, selective_scan, zoh_scale
 
 EXPAND, STATE, CONV = 2, 16, 4  # Mamba's expand factor, state size n and convolution width
 
@@ -31,6 +31,15 @@ def kv_cache_numbers(layers: int, d_model: int, tokens: int) -> int:
     return layers * 2 * d_model * tokens
 
 
+def kv_crossing(layers: int, d_model: int) -> tuple[float, int]:
+    """(the token count at which the KV cache holds as many numbers as Mamba's state, the first whole token count at
+    which it holds more). Both grow with layers × d_model alike, so the crossing depends on neither: per layer the
+    state is expand · (n + conv − 1) · d_model numbers and the cache adds 2 · d_model a token (19 and 20 tokens with
+    Mamba's defaults)."""
+    state, per_token = mamba_state_numbers(layers, d_model), kv_cache_numbers(layers, d_model, 1)
+    return state / per_token, state // per_token + 1
+
+
 @dataclass(frozen=True)
 class WorkedScan:
     """One channel (d = 1) of a selective scan over L steps, every intermediate number (rows: steps t)."""
@@ -40,7 +49,9 @@ class WorkedScan:
     B: np.ndarray  # (L, n)
     C: np.ndarray  # (L, n)
     abar: np.ndarray  # (L, n) Ā_t = exp(Δ_t A)
-    bbar: np.ndarray  # (L, n) B̄_t = Δ_t B_t
+    bbar: np.ndarray  # (L, n) B̄_t = Δ_t B_t (what Mamba's code uses)
+    zoh_scale: np.ndarray  # (L, n) (exp(Δ_t A) − 1) / (Δ_t A): the paper's zero-order hold has B̄_t = this × Δ_t B_t
+    zoh: np.ndarray  # (L, n) that B̄_t, for comparison
     h: np.ndarray  # (L, n) the state after step t
     y: np.ndarray  # (L,) y_t = C_t · h_t
 
@@ -56,13 +67,14 @@ def worked_scan(seed: int, L: int = 4, n: int = 2) -> WorkedScan:
     A = -rng.choice([0.5, 1.0, 2.0], n)
     B = rng.integers(-2, 3, (L, n)).astype(float)
     C = rng.integers(-2, 3, (L, n)).astype(float)
-    abar, bbar = (x[:, 0].numpy() for x in discretise(torch.tensor(delta)[:, None], torch.tensor(A)[None],
-                                                       torch.tensor(B)))
+    args = torch.tensor(delta)[:, None], torch.tensor(A)[None], torch.tensor(B)
+    abar, bbar = (x[:, 0].numpy() for x in discretise(*args))
     h, state = np.zeros((L, n)), np.zeros(n)
     for t in range(L):
         state = abar[t] * state + bbar[t] * u[t]
         h[t] = state
-    return WorkedScan(u, delta, A, B, C, abar, bbar, h, (h * C).sum(1))
+    scale = zoh_scale(*args[:2])[:, 0].numpy()
+    return WorkedScan(u, delta, A, B, C, abar, bbar, scale, scale * bbar, h, (h * C).sum(1))
 
 
 def _median_time(fn: Callable[[], object], repeats: int) -> float:

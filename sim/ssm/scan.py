@@ -2,7 +2,8 @@
 
 For each channel i of the input u (L steps, d channels) the layer keeps a state h of n numbers. At step t the
 step size Δ[t, i] turns the continuous parameters into a discrete update: Ā = exp(Δ A[i]) (how much of the state
-is kept, elementwise), B̄ = Δ B[t] (how the input enters). Then
+is kept, elementwise), B̄ = Δ B[t] (how the input enters: the simplification Mamba's code uses; the paper's
+zero-order hold puts zoh_scale on it). Then
 
     h_t = Ā ⊙ h_{t-1} + B̄ u[t, i],        y[t, i] = C[t] · h_t + D[i] u[t, i].
 
@@ -38,6 +39,14 @@ def _check(u, delta, A, B, C, D) -> tuple[torch.Tensor, ...]:
 def discretise(delta: torch.Tensor, A: torch.Tensor, B: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(Ā, B̄), each (L, d, n): Ā = exp(Δ A) (zero-order hold), B̄ = Δ B (Mamba's simplification)."""
     return torch.exp(delta[:, :, None] * A[None]), delta[:, :, None] * B[:, None, :]
+
+
+def zoh_scale(delta: torch.Tensor, A: torch.Tensor) -> torch.Tensor:
+    """(L, d, n) the factor the Mamba paper's zero-order hold puts on Δ B: its B̄ = (ΔA)⁻¹(exp(ΔA) − I) · ΔB is, for a
+    diagonal A (d, n) of nonzero entries, (exp(Δ A) − 1) / (Δ A) · Δ B elementwise; near 1 (the simplification
+    B̄ = Δ B) where Δ A is small."""
+    x = delta[:, :, None] * A[None]
+    return torch.expm1(x) / x
 
 
 def _combine_scan(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
