@@ -176,9 +176,12 @@ def test_the_other_figures_draw_what_they_are_given():
     runs = {"a": (np.ones(steps), np.arange(steps)), "b": (np.full(steps, np.nan), np.zeros(5))}
     fig = plots.loop_figure(steps, runs, {"loss": "l", "grad": "g", "step": "s"})
     assert len(fig.data) == 4 and list(fig.data[1].y) == list(range(steps))
-    fig = plots.depth_figure({"relu": np.array([1.0, 0.0])}, {"relu": np.array([1.0, 2.0])}, (5, 10),
-                             {k: k for k in ("per_layer", "by_depth", "layer", "depth", "norm")})
+    fig = plots.depth_figure({"relu": np.array([1.0, 0.0])}, {"relu": np.array([3.0, 4.0])},
+                             {"relu": np.array([1.0, 2.0])}, (5, 10),
+                             {k: k for k in ("per_layer", "by_depth", "layer", "depth", "norm", "back", "weight")})
     assert min(fig.data[0].y) > 0  # a zero norm is drawn at the floor of the log scale, not dropped
+    assert [d.name for d in fig.data[:2]] == ["relu · back", "relu · weight"] and list(fig.data[1].y) == [3.0, 4.0]
+    assert fig.data[1].line.dash == "dot" and list(fig.data[2].x) == [5, 10]  # the weights dotted; the sweep
     pad = plots.vector_pad_payload((3, 1), (0, 0), 1.5, 5.0, 0.1, {"a": "a"}, {"zero": "z"})
     assert pad["a"] == [3.0, 1.0] and pad["b"] == [0.0, 0.0] and pad["k"] == 1.5 and pad["texts"] == {"zero": "z"}
     assert pad["range"] > pad["limit"] == 5.0 and pad["labels"] == {"a": "a"}

@@ -5,8 +5,9 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from waits import eventually
 
-from browsertools import no_exception, open_page, pixels, press_button
+from browsertools import no_exception, open_page, page_idle, pixels, press_button
 from sim.linalg.vectors import analyse
+from sim.plots.foundations import term
 from sim.plots.palette import BLUE, GOOD, INK, NEUTRAL, ORANGE, rgb, tint
 from ui.i18n import catalogue
 
@@ -74,11 +75,19 @@ def test_vectors_and_maps_redraw_and_a_zero_vector_is_a_message(server, page):
     no_exception(page)
     open_page(page, f"{server}/foundations?lang=en&section=matrices&mm_n=512")
     maps = eventually(lambda: shot(page))
+    open_more(page)  # the matrices' examples sit under More settings
     page.locator(".st-key-fnd-mat_a_stretch button").click()
     eventually(lambda: changed(shot(page), maps))
     page.locator(".st-key-fnd-measure button").click()
     page.get_by_text("GFLOP/s").first.wait_for(timeout=60_000)
     no_exception(page)
+
+
+def open_more(page) -> None:
+    """Open the section's "More settings" (a click while the first run still draws the page can land on a box it then
+    redraws closed)."""
+    page_idle(page)
+    page.get_by_text(EN["layout.more"]).first.click()
 
 
 def handle_xy(box: dict, p: tuple[float, float], R: float = 5.5) -> tuple[float, float]:
@@ -97,12 +106,14 @@ def test_dragging_a_vector_moves_it_and_the_server_recomputes_the_numbers(server
     page.mouse.down()
     for i in range(1, 11):  # to (−2, 2) in ten moves
         page.mouse.move(*handle_xy(box, (3 - 0.5 * i, 1 + 0.1 * i)))
+    page.mouse.move(*handle_xy(still_box(page, pad), (-2, 2)))  # the last point again once the page is still
     page.mouse.up()
     page.wait_for_function("() => { const q = new URLSearchParams(location.search);"
                            " return q.get('ax') === '-2' && q.get('ay') === '2'; }", timeout=30_000)
     main = page.locator('[data-testid="stMain"]')
     eventually(lambda: _shows(main, "a = (−2, 2)".replace("−", "-")))
     assert np.abs(pixels(pad) - before).mean() > 0.5  # the picture moved with it
+    open_more(page)  # the coordinates' sliders sit under More settings
     assert page.locator('[data-testid="stSlider"]').filter(has_text=EN["fnd.ax"]).inner_text().find("-2") >= 0
     no_exception(page)
 
@@ -119,8 +130,8 @@ def expected_numbers(a, b, k, cat) -> list[str]:
     shown = lambda text: text.replace("**", "").replace("  \n", "\n")  # noqa: E731
     out = [shown(cat["fnd.vec.numbers"].format(
         a=pair(r.a), b=pair(r.b), sum=pair(r.total), k=f"{r.k:g}", scaled=pair(r.scaled), na=f"{r.norm_a:.4g}",
-        nb=f"{r.norm_b:.4g}", ax=f"{r.a[0]:g}", ay=f"{r.a[1]:g}", bx=f"{r.b[0]:g}", by=f"{r.b[1]:g}",
-        dot=f"{r.dot:.4g}"))]
+        nb=f"{r.norm_b:.4g}", ax=term(f"{r.a[0]:g}"), ay=term(f"{r.a[1]:g}"), bx=term(f"{r.b[0]:g}"),
+        by=term(f"{r.b[1]:g}"), dot=f"{r.dot:.4g}"))]
     if r.zero:
         return [*out, shown(cat["fnd.vec.zero"].format(which=", ".join(r.zero)))]
     return [*out, shown(cat["fnd.vec.angle"].format(
@@ -148,6 +159,15 @@ def steady_box(page, locator, tries: int = 50) -> dict:
     return box
 
 
+def still_box(page, locator) -> dict:
+    """The locator's box once the rerun a drag started is over: while a run redraws the page, the page's header is a
+    few px shorter for a moment (its Copy-link button is drawn last), and everything below it moves up, so a point
+    reached while it reruns may be a grid step off."""
+    page.wait_for_timeout(200)  # the pad sends its last move at most 120 ms after the pointer stopped
+    page_idle(page)
+    return steady_box(page, locator)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_numbers_written_while_dragging_are_the_engines(server, page, lang):
     """Drag a and b through several places (the mouse held down: the server has not answered) and read what the
@@ -166,7 +186,8 @@ def test_the_numbers_written_while_dragging_are_the_engines(server, page, lang):
         page.mouse.move(*handle_xy(box, start))
         page.mouse.down()
         for stop in stops:
-            page.mouse.move(*handle_xy(box, stop), steps=3)
+            page.mouse.move(*handle_xy(box, stop), steps=3)  # dragged there, while the page reruns
+            page.mouse.move(*handle_xy(still_box(page, pad), stop))  # and onto the point once the page is still
             a, b, shown = drawn_numbers(page)
             assert (a if name == "a" else b) == list(stop)
             assert shown == expected_numbers(a, b, k, cat), (a, b)
@@ -180,8 +201,10 @@ def test_the_numbers_written_while_dragging_are_the_engines(server, page, lang):
 def test_the_cpu_sweep_draws_its_throughput_and_the_roofline(server, page):
     open_page(page, f"{server}/foundations?lang=zh&section=hardware&hw_max=256")
     page.locator(".st-key-fnd-hw_run button").click(timeout=60_000)
-    roofline = eventually(lambda: shot(page, 1), timeout=120)  # the second chart: drawn once the sweep is done
+    # once the sweep is done: the roofline in place of the published peaks, and the throughput chart below it
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length === 2", timeout=120_000)
+    roofline = eventually(lambda: shot(page, 0), timeout=120)
     assert share(roofline, INK, 40) > 0.002  # the roof, drawn in ink
-    assert share(shot(page, 0), ORANGE, 40) > 0.001  # the 1-thread line of the throughput chart
+    assert share(shot(page, 1), ORANGE, 40) > 0.001  # the 1-thread line of the throughput chart
     assert page.locator(".st-key-fnd-hw_run").count() == 0  # measured: nothing to press again
     no_exception(page)

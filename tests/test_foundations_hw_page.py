@@ -28,13 +28,16 @@ def test_the_sweep_runs_on_its_button_and_places_the_operations_on_the_roofline(
     table = at.dataframe[0].value
     assert len(table) == len(GPUS) and set(table[cat["fnd.hw.col.source"]]) == {cat["fnd.hw.published"]}
     assert head("fnd.hw.course.says", cat) in text and head("fnd.hw.not_yet", cat) in text
+    (published,) = at.get("plotly_chart")  # until the sweep: the published GPUs' rooflines
+    names = [d["name"] for d in json.loads(published.proto.spec)["data"] if d.get("showlegend") is not False]
+    assert names == [cat["fnd.hw.fig.published"].format(name=g.name) for g in GPUS.values()]
     at.button(key="fnd.hw_run").click().run(timeout=120)
     assert not at.exception
     s = sweeps()[256]  # the sweep the page ran, kept for every session
     assert [p.n for p in s.matmul_at(1)] == [64, 128, 256]
     figures = at.get("plotly_chart")
-    assert len(figures) == 2
-    traces = json.loads(figures[1].proto.spec)["data"]
+    assert len(figures) == 2  # the roofline (in the stage, first) and the throughput sweep below it
+    traces = json.loads(figures[0].proto.spec)["data"]
     names = [d["name"] for d in traces]
     assert names == [cat["fnd.hw.fig.roof"], *(cat["fnd.hw.fig.matmul"].format(threads=k) for k in s.threads),
                      cat["fnd.hw.fig.add"]]

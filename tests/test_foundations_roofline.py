@@ -114,3 +114,18 @@ def test_the_figures_draw_what_they_are_given():
     assert [d.marker.color for d in fig.data[1:3]] == sweep_colours  # a thread count keeps its colour
     assert fig.data[3].marker.color not in sweep_colours
     assert fig.layout.shapes[0].x0 == 10.0  # the ridge
+    # its label at the ridge too: an annotation's x on a log axis is log10 of the value (10^10 would stretch the axis)
+    assert [a.text for a in fig.layout.annotations] == ["ridge"] and fig.layout.annotations[0].x == pytest.approx(1.0)
+
+
+def test_the_published_rooflines_bend_at_their_ridges():
+    from sim.plots.roofline import published_roofs_figure
+
+    roofs = [(name, rf.roof_curve(peak, bw), rf.ridge(peak, bw)) for name, peak, bw in (("a", 312e12, 2.039e12),
+                                                                                          ("b", 989.5e12, 3.35e12))]
+    fig = published_roofs_figure(roofs, {"x": "i", "y": "t", "ridge": "r"})
+    assert [d.name for d in fig.data if d.showlegend is not False] == ["a", "b"]
+    line, ridge = fig.data[2], fig.data[3]  # b's roof and its ridge, in TFLOP/s
+    assert max(line.y) == pytest.approx(989.5) and line.y[0] == pytest.approx(0.01 * 3.35)  # min(peak, i × bw)
+    assert ridge.x[0] == pytest.approx(989.5 / 3.35) and ridge.y[0] == pytest.approx(989.5)
+    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"

@@ -87,3 +87,16 @@ def test_the_notes_ids_are_the_default_and_bad_ids_are_refused():
     for ids, V in (((20,), 20), ((-1,), 20), (tuple(range(9)), 20), ((1,), 65)):
         with pytest.raises(ValueError):
             lookup(ids, V, 4, 0)
+
+
+def test_the_lookup_figure_writes_every_value_with_two_decimals():
+    """The numbers in the cells are short enough to read (not a float32's -1.100000023841858), and they are the table's
+    and the result's values."""
+    from sim.plots.embeddings import lookup_figure
+
+    r = lookup((4, 18, 7), 20, 4, 0)
+    fig = lookup_figure(r.table, r.ids, r.rows, {"table": "", "result": "", "id": "", "dim": ""})
+    for trace, values in zip(fig.data, (r.table, r.rows), strict=True):
+        written = np.array(trace.text)
+        assert written.shape == values.shape and all(len(s) <= 5 for s in written.ravel())  # e.g. "-1.10"
+        np.testing.assert_allclose(written.astype(float), values, atol=0.005)

@@ -6,7 +6,8 @@ import streamlit as st
 
 from labs.foundations.schema import PAGE, SCHEMA
 from sim.autograd.network import Graph, NetConfig, Sample, chain_rule, forward_backward, stage, step
-from sim.plots.foundations import forward_formula, graph_figure, local_formula
+from sim.core.text import Markup
+from sim.plots.foundations import forward_formula, graph_figure, local_formula, term
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState, set_values
@@ -15,10 +16,9 @@ ss = st.session_state
 
 
 def network_controls(state: PageState) -> NetConfig:
-    with state.controls():
-        cols = st.columns(5)
-        for col, name in zip(cols, ("n_in", "layers", "width", "act", "seed"), strict=True):
-            state.widget(name, container=col, help=t(f"fnd.{name}.help"))
+    """The network's widgets, one under another (a section draws them in its "More settings")."""
+    for name in ("n_in", "layers", "width", "act", "seed"):
+        state.widget(name, help=t(f"fnd.{name}.help"))
     v = state.values
     return NetConfig(v["n_in"], v["layers"], v["width"], v["act"], v["seed"])
 
@@ -28,13 +28,13 @@ def graph(config: NetConfig) -> Graph:
     return forward_backward(config)
 
 
-def held_slider(state: PageState, name: str, hi: int, container=st) -> int:
+def held_slider(state: PageState, name: str, hi: int) -> int:
     """A slider for a parameter held to 0..hi (the graph's size decides hi)."""
     key = state.key(name)
     value = min(max(state.values[name], 0), hi)
     if key not in ss or not 0 <= ss[key] <= hi:
         ss[key] = value
-    value = container.slider(t(key), 0, hi, step=1, key=key, help=t(f"{key}.help"))
+    value = st.slider(t(key), 0, hi, step=1, key=key, help=t(f"{key}.help"))
     state.set(name, value)
     return value
 
@@ -94,7 +94,7 @@ def chain_text(g: Graph, i: int) -> str:
         k = next(j for j, p in enumerate(child.parents) if p is node)
         symbolic.append(f"∂L/∂{labels[c]} · ∂{labels[c]}/∂{labels[i]}")
         formula = local_formula(child.op, k, [p.data for p in child.parents], child.data)
-        numeric.append(f"{grad:.4g} × ({formula} = {local:.4g})")
+        numeric.append(f"{term(f'{grad:.4g}')} × ({formula} = {local:.4g})")
     return t("fnd.bp.chain", name=labels[i], symbolic=" + ".join(symbolic), numeric=" + ".join(numeric),
              grad=f"{node.grad:.4g}", n=len(terms))
 
@@ -113,9 +113,8 @@ def node_picker(state: PageState, g: Graph, known: list[bool]) -> int | None:
 
 
 # ---------- the section ----------
-def update_view(state: PageState, config: NetConfig, g: Graph) -> None:
-    with state.controls():
-        lr = state.widget("lr", help=t("fnd.lr.help"))
+def update_view(config: NetConfig, g: Graph, lr: float) -> None:
+    """The gradient step's losses, its rule and every parameter before and after it (below the graph)."""
     new, before, after = step(config, lr)
     rows = []
     for p, value in zip(g.params, new_values(new), strict=True):
@@ -126,10 +125,17 @@ def update_view(state: PageState, config: NetConfig, g: Graph) -> None:
     cols[1].metric(t("fnd.bp.loss_after"), f"{after:.6g}", delta=f"{after - before:.3g}", delta_color="inverse")
     cols[2].metric(t("fnd.lr"), f"{lr:g}")
     st.markdown(t("fnd.bp.update_rule", lr=f"{lr:g}"))
-    if after > before:
-        st.warning(t("fnd.bp.overshoot", lr=f"{lr:g}"), icon=":material/trending_up:")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key="fnd.bp_table",
-                 column_config={c: st.column_config.NumberColumn(format="%.5f") for c in list(rows[0])[1:]})
+    warning = overshoot_text(before, after, lr)
+    if warning is not None:
+        st.warning(warning, icon=":material/trending_up:")
+    left, _ = st.columns(2)  # a table narrower than the graph above it
+    left.dataframe(pd.DataFrame(rows), hide_index=True, key="fnd.bp_table",
+                   column_config={c: st.column_config.NumberColumn(format="%.5f") for c in list(rows[0])[1:]})
+
+
+def overshoot_text(before: float, after: float, lr: float) -> Markup | None:
+    """The warning the step gets when the loss went up, else None."""
+    return t("fnd.bp.overshoot", lr=f"{lr:g}") if after > before else None
 
 
 def new_values(s: Sample) -> list[float]:
@@ -138,31 +144,41 @@ def new_values(s: Sample) -> list[float]:
 
 
 def backprop_section(state: PageState) -> None:
-    st.markdown(t("fnd.bp.intro"))
-    config = network_controls(state)
+    figure, side = state.stage()
+    with side:
+        main = st.container()  # the step-through, on view beside the graph; filled once the graph is known
+        with state.more(side):
+            config = network_controls(state)
+            picker = st.container()  # the node explained (once gradients are known)
     g = graph(config)
     n = len(g.nodes)
-    with state.controls():
-        left, right = st.columns([2, 3])
-        phase = state.widget("phase", container=left)
-        k = held_slider(state, "k", n, right) if phase != "update" else n
-    step_buttons(state, n)
+    with main:
+        step_buttons(state, n)
+        phase = state.values["phase"]  # already the switch's new value (PageState reads changed widgets first)
+        k = held_slider(state, "k", n) if phase != "update" else n
+        lr = state.widget("lr", help=t("fnd.lr.help"), fold=False) if phase == "update" else None
+        state.widget("phase", fold=False)
     s = stage(g, phase, k)
-    st.caption(t(f"fnd.bp.where.{phase}", k=k, n=n))
     notes: dict[tuple[int, int], str] = {}
-    explain = None
+    explain, text = None, None
     if phase == "forward" and s.current is not None:
-        st.markdown(forward_text(g, s.current))
+        text = forward_text(g, s.current)
     elif phase != "forward":
-        picked = node_picker(state, g, [x is not None for x in s.grads])
+        with picker:
+            picked = node_picker(state, g, [x is not None for x in s.grads])
         explain = picked if picked is not None else s.current
         if explain is not None:
-            st.markdown(chain_text(g, explain))
+            text = chain_text(g, explain)
             notes = {(explain, c): f"{d:.3g}" for c, d in g.children(explain)}
     fig = graph_figure(names(g), [v.op for v in g.nodes], [[g.index(p) for p in v.parents] for v in g.nodes],
                        s.values, s.grads, explain if explain is not None else s.current, notes,
                        {"value": t("fnd.bp.value"), "grad": t("fnd.bp.grad")})
-    charts.plotly_chart(st, fig, key="fnd.fig_graph")
-    st.caption(t("fnd.bp.legend"))
-    if phase == "update":
-        update_view(state, config, g)
+    with figure:
+        charts.plotly_chart(st, fig, key="fnd.fig_graph")
+        st.caption(t(f"fnd.bp.where.{phase}", k=k, n=n))
+        if text is not None:
+            st.markdown(text)
+        st.caption(t("fnd.bp.legend"))
+    st.markdown(t("fnd.bp.intro"))
+    if lr is not None:
+        update_view(config, g, lr)

@@ -18,7 +18,7 @@ def main() -> None:
     PageState(PAGE, SCHEMA).sections(t("fnd.title"), t("fnd.intro"), {
         "backprop": backprop_section, "loop": loop_section, "depth": depth_section, "vectors": vectors_section,
         "matrices": matrices_section, "hardware": hardware_section, "embeddings": embeddings_section,
-        "retrieval": retrieval_section, "lookup": lookup_section})
+        "retrieval": retrieval_section, "lookup": lookup_section}, t("fnd.about"))
 
 
 main()

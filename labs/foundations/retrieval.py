@@ -45,31 +45,35 @@ def ask(question: str) -> None:
 
 
 def retrieval_section(state: PageState) -> None:
-    st.markdown(t("fnd.rag.intro"))
     index, says = corpus()
-    st.caption(says)
-    with state.controls():
+    figure, side = state.stage()
+    with side:  # the question and how many paragraphs, then the example questions (their buttons wrap)
+        if not state.values["rag_q"] and state.key("rag_q") not in st.session_state:  # "" in the URL: the example
+            state.set("rag_q", str(t("fnd.rag.ask.0")))
+        question = state.widget("rag_q", fold=False)
+        k = state.widget("rag_k", fold=False)
         bar = st.container(horizontal=True, vertical_alignment="center")
         bar.caption(t("fnd.rag.presets"))
         for i in range(QUESTIONS):
             q = str(t(f"fnd.rag.ask.{i}"))
             bar.button(q, on_click=ask, args=(q,), key=f"fnd.rag.ask_{i}")
-        if not state.values["rag_q"] and state.key("rag_q") not in st.session_state:  # "" in the URL: the example
-            state.set("rag_q", str(t("fnd.rag.ask.0")))
-        question = state.widget("rag_q")
-        k = state.widget("rag_k")
     try:
         hits = index.search(question, k)
     except QueryError as e:
-        st.warning(t(f"fnd.rag.bad.{e.code}", n=len(question), most=MAX_QUERY), icon=":material/help:")
+        figure.warning(t(f"fnd.rag.bad.{e.code}", n=len(question), most=MAX_QUERY), icon=":material/help:")
+        st.markdown(t("fnd.rag.intro"))
         return
     q = index.vector(question)
     heaviest = sorted(q, key=lambda g: (-q[g], g))[:8]
-    st.markdown(t("fnd.rag.query", total=len(ngrams(question)), known=len(q),
-                  heavy=[f"“{g}” {q[g]:.2f}" for g in heaviest]))
     names = [str(t("fnd.rag.name", rank=i + 1, source=h.paragraph.source, number=h.paragraph.number))
              for i, h in enumerate(hits)]
-    charts.plotly_chart(st, scores_figure(names, [h.score for h in hits], str(t("fnd.rag.fig"))), key="fnd.rag.fig")
+    with figure:
+        charts.plotly_chart(st, scores_figure(names, [h.score for h in hits], str(t("fnd.rag.fig"))),
+                            key="fnd.rag.fig")
+        st.caption(says)
+        st.markdown(t("fnd.rag.query", total=len(ngrams(question)), known=len(q),
+                      heavy=[f"“{g}” {q[g]:.2f}" for g in heaviest]))
+    st.markdown(t("fnd.rag.intro"))
     for name, h in zip(names, hits, strict=True):
         st.markdown(t("fnd.rag.hit", name=name, score=f"{h.score:.3f}", text=h.paragraph.text))
     st.caption(t("fnd.rag.explain"))

@@ -153,6 +153,9 @@ function pyG(x, p = 6) {
 const pad2 = (n) => String(n).padStart(2, '0');
 const pyF = (x, p) => sign(x) + Math.abs(x).toFixed(p);
 const pair = (v) => `(${pyG(v[0], 3)}, ${pyG(v[1], 3)})`;
+// a coordinate as a term of a formula, bracketed when negative: √((-1)² + 2²), not √(-1² + 2²)
+// (sim.plots.foundations.term does the same in Python)
+const term = (s) => (s.startsWith('-') ? `(${s})` : s);
 const fill = (text, values) => text.replace(/\{(\w+)\}/g, (m, name) => (name in values ? values[name] : m));
 const escapeHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 // the catalogue's texts use two pieces of Markdown: **bold** and a line break ("  \n")
@@ -161,8 +164,8 @@ const markdown = (s) => escapeHtml(s).replace(/\*\*(.+?)\*\*/g, '<b>$1</b>').rep
 function writeNumbers(S, d) {
   const T = S.data.texts;
   const values = { a: pair(d.a), b: pair(d.b), sum: pair(d.total), k: pyG(d.k), scaled: pair(d.scaled),
-                   na: pyG(d.na, 4), nb: pyG(d.nb, 4), ax: pyG(d.a[0]), ay: pyG(d.a[1]), bx: pyG(d.b[0]),
-                   by: pyG(d.b[1]), dot: pyG(d.dot, 4) };
+                   na: pyG(d.na, 4), nb: pyG(d.nb, 4), ax: term(pyG(d.a[0])), ay: term(pyG(d.a[1])),
+                   bx: term(pyG(d.b[0])), by: term(pyG(d.b[1])), dot: pyG(d.dot, 4) };
   let html = `<p class="vp-n-main">${markdown(fill(T.numbers, values))}</p>`;
   if (d.zero.length) {
     html += `<p class="vp-n-zero" role="alert">${markdown(fill(T.zero, { which: d.zero.join(', ') }))}</p>`;

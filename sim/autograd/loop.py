@@ -78,12 +78,31 @@ def train(config: NetConfig, lr: float, steps: int, zero_grad: bool) -> LoopRun:
     return LoopRun(loss_at, grad_at, fresh_at, diverged)
 
 
+def zero_grad_outcome(with_zero: LoopRun, without: LoopRun) -> str:
+    """What the two runs show, for the page's words: which diverged ("both_diverged", "with_diverged",
+    "without_diverged"), else which ended lower ("lower_with", "lower_without") or "same" (to the 3 digits shown)."""
+    if with_zero.diverged_at is not None or without.diverged_at is not None:
+        return ("both" if with_zero.diverged_at is not None and without.diverged_at is not None else
+                "with" if with_zero.diverged_at is not None else "without") + "_diverged"
+    a, b = with_zero.last_loss, without.last_loss
+    return "same" if math.isclose(a, b, rel_tol=1e-3) else "lower_with" if a < b else "lower_without"
+
+
+def held_at(run: LoopRun, step: int = 3) -> str | None:
+    """What .grad holds at `step` (counted from 1) of a run without zero_grad(): "sum" of the steps' own gradients so
+    far, "zero" when every one of them was 0 (no gradient reaches the weight), None when the run stopped before."""
+    if len(run.grad) < step or math.isnan(run.grad[step - 1]):
+        return None
+    return "zero" if not run.fresh[:step].any() else "sum"
+
+
 # ---------- no_grad ----------
 @dataclass(frozen=True)
 class Saved:
     tensors: int  # tensors autograd kept for the backward pass
     bytes: int  # their bytes (each storage once)
     graph: bool  # the output has a grad_fn: a graph was recorded
+    weights: int  # of the tensors kept, those that are a parameter's own storage (the model holds them anyway)
 
 
 def batch_inputs(config: NetConfig, batch: int) -> torch.Tensor:
@@ -95,12 +114,14 @@ def saved_for_backward(config: NetConfig, batch: int, no_grad: bool) -> Saved:
     """A forward pass of `batch` inputs, counting every tensor autograd saves (torch.autograd.graph
     .saved_tensors_hooks sees each one as it is packed), with or without torch.no_grad()."""
     net, x = torch_net(config), batch_inputs(config, batch)
+    params = {p.untyped_storage().data_ptr() for p in net.parameters()}
     seen: dict[tuple, int] = {}
-    count = 0
+    count = weights = 0
 
     def pack(t: torch.Tensor):
-        nonlocal count
+        nonlocal count, weights
         count += 1
+        weights += t.untyped_storage().data_ptr() in params
         seen[(t.untyped_storage().data_ptr(), t.untyped_storage().nbytes())] = t.untyped_storage().nbytes()
         return t
 
@@ -110,7 +131,7 @@ def saved_for_backward(config: NetConfig, batch: int, no_grad: bool) -> Saved:
                 out = net(x)
         else:
             out = net(x)
-    return Saved(count, sum(seen.values()), out.grad_fn is not None)
+    return Saved(count, sum(seen.values()), out.grad_fn is not None, weights)
 
 
 # ---------- eval ----------
@@ -131,3 +152,16 @@ def dropout_outputs(config: NetConfig, p: float, repeats: int = 3) -> tuple[list
     with torch.no_grad():
         plain = float(torch_net(config, s)(x))
     return train_out, eval_out, plain
+
+
+@dataclass(frozen=True)
+class EvalFacts:
+    differ: bool  # the training-mode outputs are not all equal
+    same: bool  # the eval-mode outputs are all equal
+    plain: bool  # ... and equal to the network's without dropout
+
+
+def eval_facts(train_out: list[float], eval_out: list[float], plain: float) -> EvalFacts:
+    """What dropout_outputs shows, as the page's yes/no answers."""
+    same = len(set(eval_out)) == 1
+    return EvalFacts(len(set(train_out)) > 1, same, same and eval_out[0] == plain)

@@ -98,17 +98,49 @@ def nearest(cos: np.ndarray, i: int, k: int) -> list[tuple[int, float]]:
     return [(int(j), float(cos[i, j])) for j in order[:k]]
 
 
+def scored(pos: np.ndarray) -> np.ndarray:
+    """(V,) bool: the words whose part of speech has another word (only they can have a neighbour of their kind)."""
+    return np.bincount(pos)[pos] > 1
+
+
+def neighbour_hits(cos: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """(V,) bool: the word's nearest neighbour by cosine has its part of speech (argmax: the first of equal maxima,
+    as nearest())."""
+    others = cos.copy()
+    np.fill_diagonal(others, -np.inf)
+    return pos[np.argmax(others, axis=1)] == pos
+
+
 def agreement(cos: np.ndarray, pos: np.ndarray) -> tuple[float, float]:
     """(share, chance): among the words whose part of speech has another word, the share whose nearest neighbour by
     cosine has their part of speech; chance: that share expected of a neighbour drawn at random, mean over the same
     words of (n_pos − 1)/(V − 1)."""
     V = len(pos)
     counts = np.bincount(pos)[pos]  # (V,) words of each word's part of speech
-    scored = counts > 1
-    others = cos.copy()
-    np.fill_diagonal(others, -np.inf)
-    hits = pos[np.argmax(others, axis=1)] == pos  # argmax: the first of equal maxima, as nearest()
-    return float(hits[scored].mean()), float(((counts[scored] - 1) / (V - 1)).mean())
+    mask = scored(pos)
+    return float(neighbour_hits(cos, pos)[mask].mean()), float(((counts[mask] - 1) / (V - 1)).mean())
+
+
+@dataclass(frozen=True)
+class Settling:
+    """Which words found a nearest neighbour of their part of speech first, and which have not (or the last)."""
+
+    first: list[tuple[int, int]]  # (word, step since which it has held), earliest first
+    pending: list[int]  # scored words whose nearest neighbour is not of their kind now
+    last: tuple[int, int] | None  # once every scored word has one: the word that got it last, and since when
+
+
+FIRST = 3  # words named as the first to settle
+
+
+def settling(found_from: np.ndarray, pos: np.ndarray, first: int = FIRST) -> Settling:
+    """From each word's step since which its nearest neighbour has had its part of speech (−1: not now), over the
+    scored words: the `first` earliest (ties: lower id), those still without, and the last when none is."""
+    mask = scored(pos)
+    found = [int(i) for i in np.argsort(found_from, kind="stable") if mask[i] and found_from[i] >= 0]
+    pending = [i for i in range(len(pos)) if mask[i] and found_from[i] < 0]
+    last = (found[-1], int(found_from[found[-1]])) if found and not pending else None
+    return Settling([(i, int(found_from[i])) for i in found[:first]], pending, last)
 
 
 @dataclass(frozen=True)
@@ -157,6 +189,7 @@ class EmbedRun(LossCurve):
         self.history: list[dict] = []
         self.steps, self.diverged = 0, False
         self.sensible_from: int | None = None  # the agreement has been >= SENSIBLE at every step since this one
+        self.found_from = np.full(V, -1)  # (V,) per word, the step since which its neighbour has been of its kind
         self._check()
 
     def shared(self) -> tuple:
@@ -167,7 +200,10 @@ class EmbedRun(LossCurve):
         return self.diverged
 
     def _check(self) -> None:
-        if agreement(cosine_matrix(self.W_in), self.data.pos)[0] < SENSIBLE:
+        cos, pos = cosine_matrix(self.W_in), self.data.pos
+        hits = neighbour_hits(cos, pos)
+        self.found_from = np.where(hits, np.where(self.found_from < 0, self.steps, self.found_from), -1)
+        if agreement(cos, pos)[0] < SENSIBLE:
             self.sensible_from = None
         elif self.sensible_from is None:
             self.sensible_from = self.steps
@@ -191,12 +227,13 @@ class EmbedRun(LossCurve):
             self._check()
 
     def frame(self) -> dict:
-        """The loss curve (decimated), the vectors' 2-D projection, their cosines, the agreement and its chance."""
+        """The loss curve (decimated), the vectors' 2-D projection, their cosines, the agreement and its chance, and
+        per word the step since which its nearest neighbour has been of its part of speech (−1: not now)."""
         steps, loss = self.curve()
         cos = cosine_matrix(self.W_in)
         share, chance = agreement(cos, self.data.pos)
         return {"steps": self.steps, "curve": np.asarray(steps, dtype=np.int32),
                 "loss": np.asarray(loss, dtype=np.float32), "xy": pca_2d(self.W_in).astype(np.float32),
                 "cos": cos.astype(np.float32), "agree": share, "chance": chance, "sensible_from": self.sensible_from,
-                "diverged": self.diverged}
+                "found_from": self.found_from.astype(np.int32), "diverged": self.diverged}
 

@@ -21,6 +21,11 @@ class Lookup:
     equal: bool  # rows and product equal to the last bit
 
 
+def onehot_cost(T: int, V: int, d: int) -> tuple[int, int]:
+    """Multiplications of one-hot (T, V) @ table (V, d): all T·V·d of them, and the T·(V − 1)·d by a one-hot's zeros."""
+    return T * V * d, T * (V - 1) * d
+
+
 def lookup(ids: tuple[int, ...], vocab: int, dim: int, seed: int) -> Lookup:
     """Look `ids` up in a (vocab, dim) table drawn from N(0, 1) with `seed` and rounded to one decimal (so it can be
     read), by torch.nn.Embedding and by one-hot @ table. ValueError for an id outside the table or sizes too big."""

@@ -114,6 +114,13 @@ def time_matmul_cuda(n: int, repeats: int = 5) -> Timing:
     return Timing(n, 0, seconds, flops(n, n, n) / seconds / 1e9, torch.cuda.get_device_name())
 
 
+def versus(peak_flops: float, measured_flops: float) -> tuple[str, float]:
+    """How a published peak compares with a rate measured here: ("faster", peak ÷ measured) when the peak is higher,
+    else ("slower", measured ÷ peak): the factor is always at least 1."""
+    return ("faster", peak_flops / measured_flops) if peak_flops >= measured_flops else \
+        ("slower", measured_flops / peak_flops)
+
+
 def cpu_threads() -> int:
     """The cores this process may use."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

@@ -30,7 +30,13 @@ def commute(a: Matrix, b: Matrix, tol: float = 1e-12) -> bool:
 
 
 def transpose(m: Matrix) -> Matrix:
+    """Aᵀ: the rows of A become its columns (A mirrored along its main diagonal)."""
     return (m[0], m[2], m[1], m[3])
+
+
+def symmetric(m: Matrix) -> bool:
+    """A = Aᵀ: the two entries off the diagonal are equal."""
+    return m[1] == m[2]
 
 
 def inverse(m: Matrix, tol: float = 1e-12) -> Matrix | None:
@@ -39,6 +45,12 @@ def inverse(m: Matrix, tol: float = 1e-12) -> Matrix | None:
     if abs(d) <= tol * max(1.0, max(abs(x) for x in m) ** 2):
         return None
     return (m[3] / d, -m[1] / d, -m[2] / d, m[0] / d)
+
+
+def orientation(m: Matrix) -> str:
+    """What the map does to the plane's orientation: "flips" it (det < 0), "keeps" it (det > 0), or "flat" when it
+    squashes the plane onto a line or a point (no inverse, as inverse() decides)."""
+    return "flat" if inverse(m) is None else "flips" if det(m) < 0 else "keeps"
 
 
 def unit_square(m: Matrix) -> np.ndarray:

@@ -21,6 +21,13 @@ FLOAT32 = 4
 MIN_BATCH_S = 0.02  # a timed batch repeats the operation until it lasts at least this long
 BUDGET_S = 0.5  # no further batch of one timing starts after this long
 Progress = Callable[[int, int, str], None]  # (steps done, steps in all, what is being timed)
+# The H100 SXM's two kinds of arithmetic unit (NVIDIA H100 datasheet and architecture whitepaper): 132 SMs, each with
+# 128 FP32 CUDA cores and 4 Tensor Cores. The CUDA cores' FP32 peak is 67 TFLOP/s (16,896 cores × 2 FLOPs a fused
+# multiply-add × 1.98 GHz boost); bf16 matrix products run on the Tensor Cores, whose dense peak is the 989.5 TFLOP/s
+# of sim.gpu.memsim.GPUS.
+H100_CUDA_CORES = 16_896  # the article's figure
+H100_TENSOR_CORES = 528
+H100_FP32_FLOPS = 67e12
 
 
 # ---------- counts from the sizes ----------
@@ -67,6 +74,11 @@ def attainable(op_intensity: float, peak_flops: float, bytes_per_s: float) -> fl
 def ridge(peak_flops: float, bytes_per_s: float) -> float:
     """The intensity where the two roofs meet: below it an operation waits for memory, above it for arithmetic."""
     return peak_flops / bytes_per_s
+
+
+def bound(op_intensity: float, ridge_intensity: float) -> str:
+    """Which roof limits an operation: "compute" at or right of the ridge (it waits for arithmetic), else "memory"."""
+    return "compute" if op_intensity >= ridge_intensity else "memory"
 
 
 def roof_curve(peak_flops: float, bytes_per_s: float, lo: float = 0.01, hi: float = 1000.0,

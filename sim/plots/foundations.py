@@ -125,17 +125,22 @@ def saved_figure(rows: dict[str, int], labels: dict) -> go.Figure:
 COLOURS = {"sigmoid": ORANGE, "tanh": BLUE, "relu": GOOD}
 
 
-def depth_figure(norms: dict[str, np.ndarray], sweep: dict[str, np.ndarray], depths: Sequence[int],
-                 labels: dict) -> go.Figure:
-    """Left: ‖dL/dW_l‖ per layer l for each activation (log scale); right: the first layer's norm against depth.
-    labels: "per_layer", "by_depth", "layer", "depth", "norm"."""
+def depth_figure(back: dict[str, np.ndarray], weight: dict[str, np.ndarray], sweep: dict[str, np.ndarray],
+                 depths: Sequence[int], labels: dict) -> go.Figure:
+    """Left: per layer l, for each activation, the gradient passed back ‖∂L/∂z_l‖ (solid) and the weights' ‖∂L/∂W_l‖
+    (dotted), log scale; right: layer 1's passed-back gradient against depth.
+    labels: "per_layer", "by_depth", "layer", "depth", "norm", "back", "weight"."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=[labels["per_layer"], labels["by_depth"]],
                         horizontal_spacing=0.1)
-    for name, n in norms.items():
-        fig.add_trace(go.Scatter(x=np.arange(1, len(n) + 1), y=np.maximum(n, 1e-300), name=name, mode="lines+markers",
-                                 line=dict(color=COLOURS[name]), legendgroup=name), row=1, col=1)
+    for name, n in back.items():
+        layers = np.arange(1, len(n) + 1)
+        fig.add_trace(go.Scatter(x=layers, y=np.maximum(n, 1e-300), name=f"{name} · {labels['back']}",
+                                 mode="lines+markers", line=dict(color=COLOURS[name]), legendgroup=name), row=1, col=1)
+        fig.add_trace(go.Scatter(x=layers, y=np.maximum(weight[name], 1e-300), name=f"{name} · {labels['weight']}",
+                                 mode="lines", line=dict(color=COLOURS[name], dash="dot", width=1.5),
+                                 legendgroup=name), row=1, col=1)
         fig.add_trace(go.Scatter(x=list(depths), y=np.maximum(sweep[name], 1e-300), name=name, mode="lines+markers",
-                                 line=dict(color=COLOURS[name], dash="dot"), legendgroup=name, showlegend=False),
+                                 line=dict(color=COLOURS[name], dash="dash"), legendgroup=name, showlegend=False),
                       row=1, col=2)
     fig.update_yaxes(type="log", exponentformat="power", title_text=labels["norm"], row=1, col=1)
     fig.update_yaxes(type="log", exponentformat="power", row=1, col=2)
@@ -146,10 +151,11 @@ def depth_figure(norms: dict[str, np.ndarray], sweep: dict[str, np.ndarray], dep
 
 
 # ---------- 2×2 maps ----------
-def plane_figure(panels: Sequence[tuple[str, list[np.ndarray], np.ndarray]], labels: dict) -> go.Figure:
+def plane_figure(panels: Sequence[tuple[str, list[np.ndarray], np.ndarray]], labels: dict,
+                 height: int | None = None) -> go.Figure:
     """One panel per map: (title, its grid lines, its unit square's corners). The untouched grid and square are
     drawn faintly beneath, the basis images e1 → first column, e2 → second column as arrows.
-    labels: "before", "after"."""
+    labels: "before", "after"; height in px (default: 400 for several panels, 420 for one)."""
     fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[p[0] for p in panels], horizontal_spacing=0.06)
     reach = 3.5
     for col, (_, lines, square) in enumerate(panels, start=1):
@@ -170,7 +176,7 @@ def plane_figure(panels: Sequence[tuple[str, list[np.ndarray], np.ndarray]], lab
         fig.update_xaxes(range=[-reach, reach], zeroline=True, zerolinecolor=GUIDE, showgrid=False, row=1, col=col)
         fig.update_yaxes(range=[-reach, reach], zeroline=True, zerolinecolor=GUIDE, showgrid=False,
                          scaleanchor=f"x{axis}", scaleratio=1, row=1, col=col)
-    fig.update_layout(height=400 if len(panels) > 1 else 420, margin=MARGIN, plot_bgcolor=WHITE,
+    fig.update_layout(height=height or (400 if len(panels) > 1 else 420), margin=MARGIN, plot_bgcolor=WHITE,
                       legend=dict(orientation="h", y=-0.1))
     return fig
 
@@ -193,19 +199,24 @@ def throughput_figure(rows: Sequence[tuple[str, float, bool]], labels: dict) -> 
 
 
 # ---------- the numbers beside the graph ----------
+def term(number: str) -> str:
+    """A number written as a term of a formula: bracketed when negative, so that −0.3 squared reads (-0.3)², not
+    -0.3² (which is −0.09). The vector pad's JavaScript does the same (labs/foundations/vector_pad.js)."""
+    return f"({number})" if number.startswith("-") else number
+
+
 def forward_formula(name: str, op: str, parents: Sequence[str], values: Sequence[float], value: float) -> str:
     """How node `name` was computed, with the names and then the numbers: "h = tanh(z) = tanh(1.11) = 0.803"."""
-    v = [f"{x:.4g}" for x in values]
     if op in ("+", "-", "*"):
-        sym = OPS[op]
+        sym, v = OPS[op], [term(f"{x:.4g}") for x in values]
         return f"{name} = {parents[0]} {sym} {parents[1]} = {v[0]} {sym} {v[1]} = {value:.4g}"
     if op.startswith("**"):
         e = op[2:]
-        return f"{name} = ({parents[0]})^{e} = ({v[0]})^{e} = {value:.4g}"
+        return f"{name} = ({parents[0]})^{e} = ({values[0]:.4g})^{e} = {value:.4g}"
     if op == "neg":
-        return f"{name} = −{parents[0]} = −({v[0]}) = {value:.4g}"
+        return f"{name} = −{parents[0]} = −({values[0]:.4g}) = {value:.4g}"
     f = OPS.get(op, op)
-    return f"{name} = {f}({parents[0]}) = {f}({v[0]}) = {value:.4g}"
+    return f"{name} = {f}({parents[0]}) = {f}({values[0]:.4g}) = {value:.4g}"
 
 
 def local_formula(op: str, parent_index: int, parent_values: Sequence[float], value: float) -> str:
@@ -220,7 +231,7 @@ def local_formula(op: str, parent_index: int, parent_values: Sequence[float], va
         e = float(op[2:])
         return f"{e:g}·({parent_values[0]:.4g})^{e - 1:g}"
     if op == "tanh":
-        return f"1 − {value:.4g}²"
+        return f"1 − {term(f'{value:.4g}')}²"
     if op == "sigmoid":
         return f"{value:.4g}·(1 − {value:.4g})"
     if op == "relu":
