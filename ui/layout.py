@@ -19,6 +19,7 @@ import streamlit as st
 
 STAGE = (3, 1)  # figure column : controls column
 SECTIONS = "mlsim-sections"  # the key of the container that holds a lab's section switch
+HEADER = "mlsim-header"  # the key of the title row
 STAGE_KEY = "mlsim-stage"  # the key of the stage's container (tests/test_layout.py finds it by it)
 PHONE = 640  # px: Streamlit stacks columns below this width
 
@@ -27,9 +28,12 @@ STYLE = f"""
 /* the empty band Streamlit keeps above a page (6rem) for its header bar, which here holds only the menu button */
 .stApp [data-testid="stMainBlockContainer"] {{ padding: 2.75rem 1.5rem 3rem; }}
 .stApp [data-testid="stHeader"] {{ height: 2.5rem; min-height: 2.5rem; }}
-/* the title on one line */
+/* the title on one line, beside its buttons on every screen: a long one is cut short with "…" */
 .stApp [data-testid="stMain"] h1 {{ font-size: 1.75rem; line-height: 1.25; padding: 0; white-space: nowrap;
   overflow: hidden; text-overflow: ellipsis; }}
+.stApp .st-key-{HEADER} {{ flex-wrap: nowrap; }}
+.stApp .st-key-{HEADER} > * {{ min-width: 0; }}
+.stApp .st-key-{HEADER} > :not(:first-child) {{ flex-shrink: 0; }}
 /* pills and segmented buttons wrap in a narrow column (Streamlit keeps them on one row, scrolling) */
 .stApp [data-testid="stMain"] [data-testid="stButtonGroup"] > div {{ flex-wrap: wrap; }}
 /* a lab's section switch stays one row (the figure's place does not depend on how many sections fit): on a narrow

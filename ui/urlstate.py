@@ -175,17 +175,19 @@ class PageState:
         then `about` (the longer explanation) folded at the end, then the URL written. The presenter view folds the
         intro too.
 
-        The link is drawn last (in a slot at the top) so it holds every value the body's widgets gave,
+        The link is written last (in its slot at the top) so it holds every value the body's widgets gave,
         also when the body ends early.
         """
         # one row, also on a phone (a horizontal container does not stack as columns do): the title takes what the
-        # buttons leave; the presenter view's controls button sits beside the link
-        row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+        # buttons leave, cut short with "…" when it must (ui.layout.STYLE); the presenter view's controls button sits
+        # beside the link. The link's button is on the page from the start (its text is filled last): a button that
+        # came only at the end of each run would change the row's height and jolt the page below it
+        row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=layout.HEADER)
         row.title(title, anchor=False, width="stretch")
         if present.presenting():
             self.fold = present.controls_box(row)
             present.shortcuts()
-        slot = row.empty()
+        link = row.popover(t("url.copy_link"), icon=":material/link:").empty()
         if present.presenting():  # the projector's height is the figure's: the teacher says it, the fold keeps it
             about = "\n\n".join(filter(None, (intro, about)))
         else:
@@ -194,6 +196,5 @@ class PageState:
         if about:
             with st.expander(t("layout.about"), icon=":material/menu_book:"):
                 st.markdown(about)
-        with slot.popover(t("url.copy_link"), icon=":material/link:"):
-            st.code(self.link(), language=None)
+        link.code(self.link(), language=None)
         self.sync_url()
