@@ -40,7 +40,7 @@ def lab_pages() -> dict[str, classroom.LabPage]:
 
 
 classroom.register(lab_pages)
-classroom.greet()  # what this browser's keeper handed back: its id, a reloaded teacher's class
+classroom.greet()  # what this tab's keeper handed back: a reloaded teacher's class
 present.read_flags()  # ?present=1, ?hide=a,b: kept for the session
 layout.style()
 present.style()
@@ -53,7 +53,7 @@ if classroom.code():  # in a class: a teacher's change goes out, a student takes
     classroom.follow(classroom.lab_pages(), page.url_path)
     classroom.sidebar(classroom.lab_pages(), page.url_path)
 classroom.message()
-classroom.keeper()  # the browser's side: keeps a teacher's class in the tab, reports the browser id
+classroom.keeper()  # the browser's side: keeps a teacher's class in the tab
 page.run()
 if classroom.is_teacher():  # the teacher's settings as the page left them become the class's
     classroom.publish(classroom.lab_pages(), page.url_path)

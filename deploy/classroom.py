@@ -5,8 +5,10 @@
 Each app process holds the sessions (models, training runs) of the browsers HAProxy sent to it; a
 cookie keeps every request of a browser, its websocket included, on that one process. Classroom mode
 needs one class store that every process shares: unless MLSIM_CLASS_STORE names one, the launcher starts
-a private redis-server for its processes (`running_redis`, which the tests and the follow benchmark use
-too). Ctrl-C or SIGTERM stops everything the launcher started.
+a private redis-server for its processes (`start_redis`; `running_redis` for the tests and benchmarks).
+The launcher watches every process it started (`watch`): one that exits is reaped, said, and started again
+on its port (an app process, the class store), or everything stops with a message (HAProxy, or a process
+that exits MAX_RESTARTS times in RESTART_WINDOW_S). Ctrl-C or SIGTERM stops everything the launcher started.
 """
 import argparse
 import csv
@@ -20,7 +22,8 @@ import sys
 import tempfile
 import time
 import urllib.request
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 from string import Template
 
@@ -32,6 +35,9 @@ INSTALL_HINT = ("haproxy is not installed. Install it with `sudo apt-get install
 # client, backend/process, status, method, path, "user agent"
 STORE_ENV = "MLSIM_CLASS_STORE"  # ui.classroom.STORE_ENV (not imported: the launcher needs no Streamlit)
 REQUEST_LOG = '    log global\n    option logasap\n    log-format "%ci %b/%s %ST %HM %HU %{+Q}[capture.req.hdr(0)]"'
+MAX_RESTARTS = 3  # a process that exits this often within RESTART_WINDOW_S is not started again: everything stops
+RESTART_WINDOW_S = 60.0
+STORE_NAME = "the class store (redis-server)"
 
 
 class Stop(Exception):
@@ -85,50 +91,104 @@ def find_redis() -> str | None:
     return shutil.which("redis-server") or shutil.which("redis-server", path="/usr/sbin:/usr/local/sbin")
 
 
-@contextmanager
-def running_redis(folder: Path, timeout_s: float = 10):
-    """A redis-server of its own (a free port on 127.0.0.1, `folder` its directory, nothing written to disk);
-    yields (URL, process) once it accepts connections, and stops it on the way out. RuntimeError if
-    redis-server is missing (see find_redis) or does not start."""
+def start_redis(folder: Path, port: int) -> subprocess.Popen:
+    """A redis-server of its own on 127.0.0.1:`port` (`folder` its directory, nothing written to disk); RuntimeError
+    if redis-server is missing (see find_redis)."""
     exe = find_redis()
     if exe is None:
         raise RuntimeError("redis-server is missing (apt-get install redis-server)")
-    port = free_port()
-    proc = spawn([exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", "",
+    return spawn([exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", "",
                   "--appendonly", "no"], folder / "redis.log")
+
+
+def wait_listening(port: int, proc: subprocess.Popen, timeout_s: float = 10) -> None:
+    """Until something accepts connections on 127.0.0.1:`port`; RuntimeError if `proc` exits or time runs out."""
+    deadline = time.time() + timeout_s
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError as err:
+            if time.time() > deadline or proc.poll() is not None:
+                raise RuntimeError(f"{proc.args[0]} did not start listening on port {port}") from err
+            time.sleep(0.1)
+
+
+@contextmanager
+def running_redis(folder: Path, timeout_s: float = 10):
+    """start_redis on a free port; yields (URL, process) once it accepts connections, and stops it on the way out."""
+    port = free_port()
+    proc = start_redis(folder, port)
     try:
-        deadline = time.time() + timeout_s
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError as err:
-                if time.time() > deadline or proc.poll() is not None:
-                    raise RuntimeError("redis-server did not start") from err
-                time.sleep(0.1)
+        wait_listening(port, proc, timeout_s)
         yield f"redis://127.0.0.1:{port}/0", proc
     finally:
         stop_all([proc])
 
 
-def class_store(args: argparse.Namespace, work: Path, stack: ExitStack) -> None:
+class Child:
+    """A process the launcher started (now: start() is called) and watches; start() starts it again, with the same
+    command, port and log. `restart` False: its exit stops everything (HAProxy: nothing reaches the apps without
+    it); `why` says what its exit means."""
+
+    def __init__(self, name: str, start: Callable[[], subprocess.Popen], log: Path | None = None,
+                 restart: bool = True, why: str = ""):
+        self.name, self.start, self.log, self.restart, self.why = name, start, log, restart, why
+        self.exits: list[float] = []  # when it exited, within the last RESTART_WINDOW_S
+        self.proc = start()
+
+
+def watch(children: list[Child], say: Callable[[str], None] = lambda m: print(m, file=sys.stderr, flush=True)
+          ) -> str | None:
+    """One look at every child: one that exited is reaped (Popen.poll waits for it: no zombie is left), said with
+    the last lines of its log, and started again. Returns why everything must stop instead (a child that may not be
+    restarted, or one that exited MAX_RESTARTS times within RESTART_WINDOW_S), else None."""
+    now = time.monotonic()
+    for child in children:
+        code = child.proc.poll()
+        if code is None:
+            continue
+        child.exits = [t for t in child.exits if now - t < RESTART_WINDOW_S] + [now]
+        lines = tail(child.log) if child.log else ""
+        said = f"{child.name} exited with code {code}{child.why}." + (f" Last lines of {child.log}:\n{lines}"
+                                                                     if lines else "")
+        if not child.restart:
+            return said
+        if len(child.exits) >= MAX_RESTARTS:
+            return f"{said}\nIt exited {len(child.exits)} times in {RESTART_WINDOW_S:.0f} s: not starting it again."
+        say(f"{said} Starting it again.")
+        child.proc = child.start()
+    return None
+
+
+def class_store(args: argparse.Namespace, work: Path) -> Child | None:
     """Several app processes share one class store (else a student on another process finds no class): the one
-    MLSIM_CLASS_STORE names, or a private redis-server that the app processes inherit in their environment."""
+    MLSIM_CLASS_STORE names (None), or a private redis-server that the app processes inherit in their environment,
+    once it listens (its Child, for the launcher to watch)."""
     if os.environ.get(STORE_ENV) or args.processes + len(args.remote) < 2:
-        return
+        return None
     if args.remote:  # other machines cannot reach a private redis on 127.0.0.1
         print(f"Warning: app processes on several machines need one class store: set {STORE_ENV}="
               f"redis://<address>:6379/0 for every one of them, or classroom mode works only within a process",
               file=sys.stderr, flush=True)
-        return
+        return None
     if find_redis() is None:
         print(f"Warning: redis-server is not installed, so each app process keeps its own classes and students "
               f"on another process cannot join them. Install it (sudo apt-get install redis-server) or set "
               f"{STORE_ENV}=redis://host:port/0.", file=sys.stderr, flush=True)
-        return
-    url, _ = stack.enter_context(running_redis(work))
-    os.environ[STORE_ENV] = url
-    print(f"Class store: a private redis-server at {url} (set {STORE_ENV} to use another)", flush=True)
+        return None
+    port = free_port()
+    store = Child(STORE_NAME, lambda: start_redis(work, port), work / "redis.log",
+                  why=" (the classes it held are gone: a teacher starts a new class; the app processes reconnect)")
+    try:
+        wait_listening(port, store.proc)
+    except RuntimeError:
+        stop_all([store.proc])
+        raise
+    os.environ[STORE_ENV] = f"redis://127.0.0.1:{port}/0"
+    print(f"Class store: a private redis-server at {os.environ[STORE_ENV]} (set {STORE_ENV} to use another)",
+          flush=True)
+    return store
 
 
 def healthy(url: str) -> bool:
@@ -191,6 +251,7 @@ def tail(log: Path, lines: int = 15) -> str:
 
 
 def stop_all(procs: list[subprocess.Popen]) -> None:
+    """Terminate each process, wait for it (SIGKILL after 15 s): none is left running or unreaped."""
     for p in procs:
         if p.poll() is None:
             p.terminate()
@@ -203,20 +264,24 @@ def stop_all(procs: list[subprocess.Popen]) -> None:
             p.wait()
 
 
-def serve(args: argparse.Namespace, work: Path, started: list[subprocess.Popen]) -> int:
+def serve(args: argparse.Namespace, work: Path, children: list[Child]) -> int:
+    """Start the app processes and HAProxy in front of them (each added to `children` as it starts), then watch
+    them all until one cannot go on (returns 1) or Ctrl-C / SIGTERM (Stop)."""
     t0 = time.time()
-    apps = {}  # name -> (process, base URL, log file)
+    apps = {}  # name -> (child, base URL)
     for i in range(1, args.processes + 1):
         port, log = free_port(), work / f"app{i}.log"
-        apps[f"app{i}"] = (start_app(port, log), f"http://127.0.0.1:{port}", log)
-        started.append(apps[f"app{i}"][0])
+        apps[f"app{i}"] = (Child(f"app{i}", lambda port=port, log=log: start_app(port, log), log,
+                                 why=" (its students are sent to the other processes meanwhile; their training "
+                                     "restarts)"), f"http://127.0.0.1:{port}")
+        children.insert(0, apps[f"app{i}"][0])
     print(f"Starting {args.processes} app process{'es' if args.processes != 1 else ''} (logs in {work})", flush=True)
     deadline = time.time() + args.timeout
     waiting = dict(apps)
     while waiting:  # each process answers its own health check before HAProxy sends anyone to it
-        for name, (proc, url, log) in list(waiting.items()):
-            if proc.poll() is not None:
-                print(f"{name} exited with code {proc.returncode}:\n{tail(log)}", file=sys.stderr)
+        for name, (child, url) in list(waiting.items()):
+            if child.proc.poll() is not None:
+                print(f"{name} exited with code {child.proc.returncode}:\n{tail(child.log)}", file=sys.stderr)
                 return 1
             if healthy(url):
                 del waiting[name]
@@ -225,16 +290,18 @@ def serve(args: argparse.Namespace, work: Path, started: list[subprocess.Popen])
             return 1
         time.sleep(0.3)
 
-    servers = {name: url.removeprefix("http://") for name, (_, url, _) in apps.items()}
+    servers = {name: url.removeprefix("http://") for name, (_, url) in apps.items()}
     servers |= {f"remote{i}": addr for i, addr in enumerate(args.remote, 1)}
     cfg, stats_socket = work / "haproxy.cfg", work / "haproxy.sock"
     cfg.write_text(render_config(f"{args.address}:{args.port}", servers, stats_socket, args.cookie, args.log_requests),
                    encoding="utf-8")
-    haproxy = spawn([args.haproxy, "-f", str(cfg), "-db"], None)  # its output (errors, request log) goes to ours
-    started.insert(0, haproxy)  # stopped first: no new request reaches an app that is going away
+    # its output (errors, request log) goes to ours; stopped first: no new request reaches an app that is going away
+    haproxy = Child("haproxy", lambda: spawn([args.haproxy, "-f", str(cfg), "-db"], None), restart=False,
+                    why=" (its message is above)")
+    children.insert(0, haproxy)
     while (states := server_states(stats_socket)).keys() != servers.keys() or set(states.values()) != {"UP"}:
-        if haproxy.poll() is not None:
-            print(f"haproxy exited with code {haproxy.returncode} (its message is above)", file=sys.stderr)
+        if haproxy.proc.poll() is not None:
+            print(f"haproxy exited with code {haproxy.proc.returncode} (its message is above)", file=sys.stderr)
             return 1
         if time.time() > deadline:
             print(f"backends not healthy in HAProxy after {args.timeout:.0f} s: {states}", file=sys.stderr)
@@ -246,17 +313,10 @@ def serve(args: argparse.Namespace, work: Path, started: list[subprocess.Popen])
     print(f"{len(servers)} app process{plural} behind HAProxy, ready in {time.time() - t0:.1f} s "
           f"({', '.join(f'{n}={a}' for n, a in servers.items())})", flush=True)
     print(f"Students open: http://{host}:{args.port}   (Ctrl-C stops everything)", flush=True)
-    gone = set()
-    while True:
-        if haproxy.poll() is not None:
-            print(f"haproxy exited with code {haproxy.returncode}", file=sys.stderr)
-            return 1
-        for name, (proc, _, log) in apps.items():
-            if proc.poll() is not None and name not in gone:
-                gone.add(name)
-                print(f"{name} exited with code {proc.returncode}; its students are sent to the other processes "
-                      f"(their training restarts). Last lines of {log}:\n{tail(log)}", file=sys.stderr, flush=True)
+    while (why := watch(children)) is None:
         time.sleep(1)
+    print(f"{why}\nStopping everything.", file=sys.stderr, flush=True)
+    return 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -285,20 +345,20 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
-    started: list[subprocess.Popen] = []
+    children: list[Child] = []  # HAProxy first, then the app processes, then the class store: the order they stop
     work = Path(tempfile.mkdtemp(prefix="classroom-"))
-    stack = ExitStack()  # the private class store, stopped after the app processes
     try:
-        class_store(args, work, stack)
-        return serve(args, work, started)
+        store = class_store(args, work)
+        children += [store] if store else []
+        return serve(args, work, children)
     except Stop:
         print("Stopping HAProxy and the app processes", flush=True)
         return 0
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the clean-up short
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        stop_all(started)
-        stack.close()
+        stop_all([c.proc for c in children if c.name != STORE_NAME])
+        stop_all([c.proc for c in children if c.name == STORE_NAME])  # after the apps: they may still write to it
         shutil.rmtree(work, ignore_errors=True)
 
 

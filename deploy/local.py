@@ -67,3 +67,52 @@ def open_lab(file: str, lang: str = "en", **query):
     at.switch_page(file).run()
     assert not at.exception, at.exception
     return at
+
+
+def browser_cookie(base: str) -> str:
+    """The browser cookie the app's first response sets (server.live_channel.BROWSER_COOKIE), as `name=value`."""
+    with urllib.request.urlopen(f"{base}/") as r:
+        return next(h.split(";")[0] for h in r.headers.get_all("set-cookie") or [] if h.startswith("mlsim_"))
+
+
+class StreamlitSession:
+    """A Streamlit session driven over its own socket as a browser's page drives it, without a browser (a student the
+    tests and benchmarks can time): `rerun(page)` runs a page and returns its seconds and the custom components'
+    data it sent. Use as `with StreamlitSession(base, cookie) as s:`."""
+
+    def __init__(self, base: str, cookie: str):
+        self.base, self.cookie, self.ws = base, cookie, None
+
+    def __enter__(self) -> StreamlitSession:
+        from websockets.sync.client import connect
+
+        self.ws = connect(f"ws://{self.base.split('//', 1)[1]}/_stcore/stream", subprotocols=["streamlit"],
+                          origin=self.base, max_size=None, additional_headers={"Cookie": self.cookie},
+                          open_timeout=120).__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.ws.__exit__(*exc)
+
+    def rerun(self, page: str = "", query: str = "lang=en", timeout_s: float = 300) -> tuple[float, dict[str, str]]:
+        """Run `page` (its url path; "" the home page): (seconds until the script finished, {component name: its
+        data as sent})."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = BackMsg()
+        msg.rerun_script.query_string, msg.rerun_script.page_name = query, page
+        t0 = time.perf_counter()
+        self.ws.send(msg.SerializeToString())
+        components = {}
+        while True:
+            fm = ForwardMsg()
+            fm.ParseFromString(self.ws.recv(timeout=timeout_s))
+            kind = fm.WhichOneof("type")
+            if kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+                element = fm.delta.new_element
+                if element.WhichOneof("type") == "bidi_component":
+                    c = element.bidi_component
+                    components[c.component_name] = c.json or c.mixed.json
+            elif kind == "script_finished":
+                return time.perf_counter() - t0, components

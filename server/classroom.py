@@ -7,6 +7,12 @@ tab's own storage, stored here only as a hash) can change what the class follows
 question, or end the class; a reloaded teacher's tab hands it back (`resume`) and gets a new one. Every
 key of a class expires `timeout_s` after the teacher's last heartbeat, so a class whose teacher is
 gone ends by itself and its answers go with it.
+
+A student is who the class says they are: `join` issues a student id for a member credential that the page's script
+cannot choose (the server's HttpOnly browser cookie, else the session: ui.classroom), the same id for the same
+credential, and answers, sent settings, presence and the rate limit count by it. A new credential (cleared cookies,
+a private window, a script) is a new join: at most `join_limit` a minute from one address and `max_students` in all,
+so every hash a teacher reads holds at most one entry per student, whatever a student tries.
 """
 from __future__ import annotations
 
@@ -28,10 +34,9 @@ RATE_LIMIT = 8
 SEEN_S = 10.0  # a student counts as present this long after their last poll
 MAX_TEXT = 300  # longest question or option a teacher can type
 MAX_OPTIONS = 6
-# A browser's id (ui/classroom_keeper.js makes it once and keeps it in the browser's localStorage): answers,
-# sent settings, presence and the rate limit count per browser, whatever the number of its tabs
-BROWSER_ID_LEN = 22
-BROWSER_ID_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+MAX_STUDENTS = 500  # students one class takes (a class has 20-40): the most entries any hash of a class holds
+JOIN_LIMIT = 20  # new students one address may bring into a class per JOIN_WINDOW_S (a class behind one NAT joins
+JOIN_WINDOW_S = 60.0  # over a minute or two; a student who makes themselves new again and again is held back)
 SECRET_MAX = 64  # a secret handed back by a browser longer than this cannot be one of ours
 
 
@@ -60,6 +65,14 @@ class BadInput(ClassroomError):
     reason = "bad_input"
 
 
+class ClassFull(ClassroomError):
+    reason = "full"
+
+
+class JoinLimited(ClassroomError):
+    reason = "joins"
+
+
 class Store(Protocol):
     """The few key-value operations a class needs; every key expires (`ttl` seconds)."""
 
@@ -69,6 +82,9 @@ class Store(Protocol):
     def expire(self, key: str, ttl: float) -> None: ...
     def incr(self, key: str, ttl: float) -> int: ...
     def hset(self, key: str, field: str, value: str, ttl: float) -> None: ...
+    def hsetnx(self, key: str, field: str, value: str, ttl: float) -> bool: ...
+    def hget(self, key: str, field: str) -> str | None: ...
+    def hlen(self, key: str) -> int: ...
     def hgetall(self, key: str) -> dict[str, str]: ...
 
 
@@ -134,6 +150,23 @@ class MemoryStore:
             table[field] = value
             self.data[key] = (self.clock() + ttl, table)
 
+    def hsetnx(self, key: str, field: str, value: str, ttl: float) -> bool:
+        with self.lock:
+            table = self._live(key) or {}
+            if field in table:
+                return False
+            table[field] = value
+            self.data[key] = (self.clock() + ttl, table)
+            return True
+
+    def hget(self, key: str, field: str) -> str | None:
+        with self.lock:
+            return (self._live(key) or {}).get(field)
+
+    def hlen(self, key: str) -> int:
+        with self.lock:
+            return len(self._live(key) or {})
+
     def hgetall(self, key: str) -> dict[str, str]:
         with self.lock:
             return dict(self._live(key) or {})
@@ -188,6 +221,20 @@ class RedisStore:
             pipe.execute()
         self._call(run)
 
+    def hsetnx(self, key: str, field: str, value: str, ttl: float) -> bool:
+        def run():
+            pipe = self.r.pipeline()
+            pipe.hsetnx(key, field, value)
+            pipe.pexpire(key, int(ttl * 1000))
+            return bool(pipe.execute()[0])
+        return self._call(run)
+
+    def hget(self, key: str, field: str) -> str | None:
+        return self._call(self.r.hget, key, field)
+
+    def hlen(self, key: str) -> int:
+        return self._call(self.r.hlen, key)
+
     def hgetall(self, key: str) -> dict[str, str]:
         return self._call(self.r.hgetall, key)
 
@@ -232,34 +279,25 @@ def normal_code(raw: str | None) -> str | None:
     return code if len(code) == CODE_LEN and all(c in CODE_ALPHABET for c in code) else None
 
 
-def valid_browser_id(raw: object) -> str | None:
-    """A browser id as the browser reported it, if it has our shape (22 characters of base64url), else None.
-
-    Not a secret and not proof of anything: a determined student can clear their storage (or use a private
-    window) and answer again as a "new" browser; an anonymous class cannot prevent that without logins. It
-    stops the easy case, a second tab, and the shape check keeps whatever a browser sends short and plain.
-    """
-    if isinstance(raw, str) and len(raw) == BROWSER_ID_LEN and set(raw) <= BROWSER_ID_ALPHABET:
-        return raw
-    return None
-
-
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
 class Classroom:
-    """Every class of one store. Teachers call with their secret; students with their browser's id."""
+    """Every class of one store. Teachers call with their secret; students with the id `join` issued them."""
 
     def __init__(self, store: Store, timeout_s: float = TIMEOUT_S, rate_limit: int = RATE_LIMIT,
-                 rate_window_s: float = RATE_WINDOW_S, clock: Callable[[], float] = time.time):
+                 rate_window_s: float = RATE_WINDOW_S, max_students: int = MAX_STUDENTS,
+                 join_limit: int = JOIN_LIMIT, clock: Callable[[], float] = time.time):
         self.store, self.timeout_s, self.clock = store, timeout_s, clock
         self.rate_limit, self.rate_window_s = rate_limit, rate_window_s
+        self.max_students, self.join_limit = max_students, join_limit
 
     @staticmethod
     def _keys(code: str) -> dict[str, str]:
         base = f"mlsim:class:{code}"
-        return {"main": base, "answers": f"{base}:answers", "seen": f"{base}:seen", "inbox": f"{base}:inbox"}
+        return {"main": base, "answers": f"{base}:answers", "seen": f"{base}:seen", "inbox": f"{base}:inbox",
+                "members": f"{base}:members"}
 
     # the teacher -----------------------------------------------------------------------------------------
 
@@ -346,7 +384,7 @@ class Classroom:
         self._save(code, record)
 
     def histogram(self, code: str, secret: str | None) -> dict[str, int]:
-        """How many browsers chose each option of the open question (the teacher's live view)."""
+        """How many students chose each option of the open question (the teacher's live view)."""
         record = self._owned(code, secret)
         question = record["question"]
         if question is None:
@@ -359,53 +397,72 @@ class Classroom:
         return counts
 
     def students(self, code: str, secret: str | None) -> int:
-        """Browsers that polled the class in the last SEEN_S seconds."""
+        """Students who polled the class in the last SEEN_S seconds."""
         self._owned(code, secret)
         now = self.clock()
         return sum(now - float(ts) <= SEEN_S for ts in self.store.hgetall(self._keys(code)["seen"]).values())
 
     def inbox(self, code: str, secret: str | None) -> list[dict]:
-        """Settings students sent, newest first: [{"lab", "params", "at"}] (anonymous)."""
+        """Settings students sent (each student's latest), newest first: [{"lab", "params", "at"}] (anonymous)."""
         self._owned(code, secret)
         items = [json.loads(v) for v in self.store.hgetall(self._keys(code)["inbox"]).values()]
         return sorted(items, key=lambda s: -s["at"])
 
     def end(self, code: str, secret: str | None) -> None:
-        """The class ends now: its state, answers, sent settings and presence go."""
+        """The class ends now: its state, students, answers, sent settings and presence go."""
         self._owned(code, secret)
         self.store.delete(*self._keys(code).values())
 
     # students --------------------------------------------------------------------------------------------
 
-    def state(self, code: str, browser: str | None = None) -> ClassState:
+    def join(self, code: str, credential: str, address: str) -> str:
+        """The student id of `credential` in class `code`: the one issued before, else a new one (random, never
+        derived from the credential), if `address` has not brought JOIN_LIMIT new students in the last minute
+        (JoinLimited) and the class is not full (ClassFull). Only a hash of the credential is stored."""
+        self._record(code)
+        members, who = self._keys(code)["members"], _hash(credential)[:32]
+        known = self.store.hget(members, who)
+        if known is not None:
+            return known
+        if self.store.incr(f"{self._keys(code)['main']}:joins:{address}", JOIN_WINDOW_S) > self.join_limit:
+            raise JoinLimited(address)
+        if self.store.hlen(members) >= self.max_students:
+            raise ClassFull(code)
+        student = secrets.token_urlsafe(12)
+        if self.store.hsetnx(members, who, student, self.timeout_s):
+            return student
+        return self.store.hget(members, who) or student  # the same credential joined at the same moment: its id
+
+    def state(self, code: str, student: str | None = None) -> ClassState:
         """What class `code` follows now (raises ClassNotFound when it has ended); a student's poll."""
         record = self._record(code)
-        if browser:
-            self.store.hset(self._keys(code)["seen"], browser, f"{self.clock():.3f}", self.timeout_s)
+        if student:
+            self.store.hset(self._keys(code)["seen"], student, f"{self.clock():.3f}", self.timeout_s)
         q = record["question"]
         question = None if q is None else Question(q["id"], q["text"], tuple(q["options"]), q["revealed"])
         return ClassState(code, record["lab"], dict(record["params"]), record["v"], question)
 
-    def _limit(self, code: str, browser: str) -> None:
-        if self.store.incr(f"{self._keys(code)['main']}:rate:{browser}", self.rate_window_s) > self.rate_limit:
-            raise RateLimited(browser)
+    def _limit(self, code: str, student: str) -> None:
+        if self.store.incr(f"{self._keys(code)['main']}:rate:{student}", self.rate_window_s) > self.rate_limit:
+            raise RateLimited(student)
 
-    def answer(self, code: str, browser: str, question_id: str, option: str) -> None:
-        """A browser's answer to the open question (its latest counts, one per browser)."""
-        self._limit(code, browser)
+    def answer(self, code: str, student: str, question_id: str, option: str) -> None:
+        """A student's answer to the open question (their latest replaces the earlier: one per student)."""
+        self._limit(code, student)
         q = self._record(code)["question"]
         if q is None or q["id"] != question_id or q["revealed"] or option not in q["options"]:
             raise BadInput(option[:40])
-        self.store.hset(self._keys(code)["answers"], browser, json.dumps({"q": question_id, "a": option}),
+        self.store.hset(self._keys(code)["answers"], student, json.dumps({"q": question_id, "a": option}),
                         self.timeout_s)
 
-    def send(self, code: str, browser: str, lab: str, params: dict[str, str]) -> None:
-        """One-shot "send my settings": the teacher sees them in the inbox and may show them to the class."""
-        self._limit(code, browser)
+    def send(self, code: str, student: str, lab: str, params: dict[str, str]) -> None:
+        """One-shot "send my settings": the teacher sees them in the inbox and may show them to the class (a
+        student's latest replaces their earlier: one entry per student)."""
+        self._limit(code, student)
         self._record(code)
         if len(json.dumps(params)) > 4000:
             raise BadInput(lab)
-        self.store.hset(self._keys(code)["inbox"], browser,
+        self.store.hset(self._keys(code)["inbox"], student,
                         json.dumps({"lab": lab, "params": dict(params), "at": self.clock()}), self.timeout_s)
 
 

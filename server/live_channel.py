@@ -16,6 +16,16 @@ Who may read a feed: the browser the page was rendered for, and only while it re
 Anything else is refused before the socket opens: HTTP 403. Behind HAProxy the sticky cookie keeps the socket on the
 process that holds the session; a socket that drops is opened again with a new token from the next render.
 
+What one browser can cost the process (a mischievous student, a script):
+- sockets: MAX_PER_TOKEN on one token (a view has one; two while a dropped one is replaced), MAX_PER_BROWSER in all
+  for one browser cookie; the next is refused (403).
+- requests: a socket is answered at most once per MIN_GAP_S, what a view can draw (asking faster only waits).
+- messages: a frame longer than MAX_MESSAGE is refused from its header (close 1009), before its payload is read.
+- handshakes: each refused handshake spends a token of its address's bucket (HANDSHAKES); an address with none left
+  is refused before anything else is read, after REFUSE_DELAY_S, which costs a sleeping coroutine: a flood from a
+  few clients is slowed to their patience. A handshake that opens costs no token, so a class behind one address
+  (a school's NAT) opening its views at once is never held back by it.
+
 Nothing here imports Streamlit's script-side API: the route is Starlette's (mounted by app.py through st.App).
 """
 from __future__ import annotations
@@ -25,6 +35,7 @@ import math
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
@@ -37,6 +48,13 @@ BROWSER_COOKIE = "mlsim_browser"
 TTL_S = 120.0  # a token nobody used (rendered or read) for this long is gone
 MAX_MESSAGE = 64  # bytes a browser's message may have ("next", or "shows <run> <step> <status>")
 STATUSES = ("playing", "paused", "stopped")
+MAX_PER_TOKEN = 2  # open sockets on one token: its view's, and a dropped one's until the server sees it closed
+MAX_PER_BROWSER = 16  # open sockets of one browser cookie: every live view of its tabs (a page has 1-3)
+MIN_GAP_S = 0.04  # a socket is answered at most this often: a view takes an update in no less (~40 ms of frames)
+HANDSHAKE_BURST = 20  # refused handshakes an address may make at once (a server restart refuses a class's tokens)...
+HANDSHAKE_RATE = 5.0  # ...and per second after that
+REFUSE_DELAY_S = 2.0  # an address past its refusals waits this long for the next one
+MAX_DELAYED = 512  # refusals kept waiting at once; past that they are sent at once (a socket each is not free)
 _served = False  # whether this process serves the route (app.py's st.App); AppTest and a bare script do not
 
 
@@ -59,13 +77,15 @@ class Channel:
 
 
 class Registry:
-    """The process's channels by token; a session's owner key holds one token at a time."""
+    """The process's channels by token; a session's owner key holds one token at a time. It counts the sockets open
+    on each token and each browser (`attach`, `detach`)."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic):
         self._clock = clock
         self._lock = threading.Lock()
         self._by_token: dict[str, Channel] = {}
         self._by_owner: dict[Hashable, Channel] = {}
+        self._open: Counter[tuple[str, str]] = Counter()  # ("token", t) / ("browser", b) -> sockets open
 
     def issue(self, owner: Hashable, browser: str, feed: Feed) -> str:
         """The token of `owner`'s view of `feed` (the same one while it is the same feed and valid, else a new one;
@@ -103,6 +123,23 @@ class Registry:
             ch.used = now
             return ch
 
+    def attach(self, ch: Channel) -> bool:
+        """Count a socket opening on `ch`; False (not counted) when its token or its browser has its most open."""
+        with self._lock:
+            if self._open["token", ch.token] >= MAX_PER_TOKEN or self._open["browser", ch.browser] >= MAX_PER_BROWSER:
+                return False
+            self._open["token", ch.token] += 1
+            self._open["browser", ch.browser] += 1
+            return True
+
+    def detach(self, ch: Channel) -> None:
+        """A socket `attach` counted has closed."""
+        with self._lock:
+            for key in (("token", ch.token), ("browser", ch.browser)):
+                self._open[key] -= 1
+                if self._open[key] <= 0:
+                    del self._open[key]
+
     def touch(self, ch: Channel) -> bool:
         """Mark `ch` used; False once it has been revoked or replaced (its socket then closes)."""
         now = self._clock()
@@ -123,7 +160,37 @@ class Registry:
         return len(self._by_token)
 
 
+class Buckets:
+    """A token bucket per address: `take(address)` spends one, False when the address has none left (it gets `rate`
+    a second back, up to `burst`); `left(address)` whether it has one. Full buckets are forgotten once more than
+    `most` addresses are known."""
+
+    def __init__(self, burst: float = HANDSHAKE_BURST, rate: float = HANDSHAKE_RATE, most: int = 4096,
+                 clock: Callable[[], float] = time.monotonic):
+        self.burst, self.rate, self.most, self._clock = burst, rate, most, clock
+        self._lock = threading.Lock()
+        self._level: dict[str, tuple[float, float]] = {}  # address -> (tokens, when)
+
+    def _tokens(self, address: str, now: float) -> float:
+        tokens, at = self._level.get(address, (self.burst, now))
+        return min(self.burst, tokens + (now - at) * self.rate)
+
+    def left(self, address: str) -> bool:
+        with self._lock:
+            return self._tokens(address, self._clock()) >= 1
+
+    def take(self, address: str) -> bool:
+        now = self._clock()
+        with self._lock:
+            tokens = self._tokens(address, now)
+            self._level[address] = (tokens - 1 if tokens >= 1 else tokens, now)
+            if len(self._level) > self.most:
+                self._level = {a: v for a, v in self._level.items() if self._tokens(a, now) < self.burst}
+            return tokens >= 1
+
+
 REGISTRY = Registry()
+HANDSHAKES = Buckets()
 
 
 def served() -> bool:
@@ -141,6 +208,17 @@ def offered_token(headers: dict[str, str]) -> str | None:
     """The token the browser offered as its second subprotocol (`new WebSocket(url, [PROTOCOL, token])`)."""
     offered = [p.strip() for p in headers.get("sec-websocket-protocol", "").split(",")]
     return offered[1] if len(offered) == 2 and offered[0] == PROTOCOL and offered[1] else None
+
+
+def client_address(peer: object, forwarded: object) -> str:
+    """Where a request came from: its peer's address; behind a proxy on this machine (a loopback peer, or none known:
+    st.context.ip_address hides a loopback one), the last X-Forwarded-For entry, the one the proxy added (the
+    launcher's HAProxy: option forwardfor); earlier entries are the client's to write and are not read. "local"
+    where neither is a string (a test harness's session)."""
+    peer = peer if isinstance(peer, str) else None
+    if peer in (None, "", "127.0.0.1", "::1") and isinstance(forwarded, str) and forwarded.strip():
+        return forwarded.rsplit(",", 1)[-1].strip()[:64] or "local"
+    return (peer or "local")[:64]
 
 
 def cookie(headers: dict[str, str], name: str = BROWSER_COOKIE) -> str | None:
@@ -161,27 +239,78 @@ def check(headers: dict[str, str], registry: Registry = REGISTRY) -> Channel | N
 
 
 async def live_socket(websocket) -> None:
-    """The route: refuses (HTTP 403) what `check` refuses; then answers each "next" with the feed's next update, and
-    each "shows ..." (parse_shown) with that, or with {"idle": true} when the view already shows where its run is."""
+    """The route: refuses (HTTP 403) an address with no refusals left (late), what `check` refuses and a socket past
+    its token's or browser's count (each spends one of its address's refusals); then answers each "next" with the
+    feed's next update, and each "shows ..." (parse_shown) with that, or with {"idle": true} when the view already
+    shows where its run is, at most once per MIN_GAP_S."""
+    import anyio
     from anyio import CapacityLimiter, to_thread
     from starlette.websockets import WebSocketDisconnect
 
-    ch = check({k.lower(): v for k, v in websocket.headers.items()})
-    if ch is None:
-        await websocket.close(code=1008)  # before accept: the handshake gets HTTP 403
-        return
-    await websocket.accept(subprotocol=PROTOCOL)
+    headers = {k.lower(): v for k, v in websocket.headers.items()}
+    client = websocket.client.host if websocket.client else None
+    address = client_address(client, headers.get("x-forwarded-for"))
+    if not HANDSHAKES.left(address):
+        return await _refuse(websocket, late=True)
+    ch = check(headers)
+    if ch is None or not REGISTRY.attach(ch):
+        HANDSHAKES.take(address)
+        return await _refuse(websocket)
     try:
+        limit_frames(websocket, MAX_MESSAGE)
+        await websocket.accept(subprotocol=PROTOCOL)
+        due = 0.0
         while True:
-            msg = await websocket.receive_text()
-            shown = parse_shown(msg)
-            if len(msg) > MAX_MESSAGE or (msg != "next" and shown is None) or not REGISTRY.touch(ch):
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            msg = message.get("text")  # None: a binary message, never ours
+            shown = parse_shown(msg) if msg is not None else None
+            if msg is None or len(msg) > MAX_MESSAGE or (msg != "next" and shown is None) or not REGISTRY.touch(ch):
                 break  # not ours to answer, or its token was revoked (a new run) or expired
+            await anyio.sleep(max(0.0, due - time.monotonic()))  # pace: a view asking faster than it draws waits
+            due = time.monotonic() + MIN_GAP_S
             data = await to_thread.run_sync(ch.feed.update, shown, limiter=_limiter(CapacityLimiter))
             await websocket.send_text(to_json(data))
         await websocket.close(code=1000)
     except (WebSocketDisconnect, OSError):  # the browser went (uvicorn's ClientDisconnected is an OSError)
         return
+    finally:
+        REGISTRY.detach(ch)
+
+
+_delayed = [0]  # refusals waiting now
+
+
+async def _refuse(websocket, late: bool = False) -> None:
+    """Close before accept: the handshake gets HTTP 403; `late`, after REFUSE_DELAY_S (while fewer than MAX_DELAYED
+    wait), so that a client refused again and again cannot ask again at once."""
+    import anyio
+
+    if late and _delayed[0] < MAX_DELAYED:
+        _delayed[0] += 1
+        try:
+            await anyio.sleep(REFUSE_DELAY_S)
+        finally:
+            _delayed[0] -= 1
+    try:
+        await websocket.close(code=1008)
+    except (OSError, RuntimeError):  # the client gave up waiting: nothing to send
+        pass
+
+
+def limit_frames(websocket, size: int) -> bool:
+    """Make the server refuse a frame longer than `size` bytes from its header, before it reads the payload (close
+    1009): uvicorn reads every socket's messages up to Streamlit's server.maxMessageSize (200 MB), which this
+    socket's never need. Reaches the connection's sans-I/O websockets protocol through the ASGI receive callable
+    (uvicorn's websockets-sansio implementation, the one Streamlit runs); False where the server is another one,
+    and then a long message is refused once read."""
+    protocol = getattr(getattr(websocket, "_receive", None), "__self__", None)
+    conn = getattr(protocol, "conn", None)
+    if conn is None or not hasattr(conn, "max_message_size"):
+        return False
+    conn.max_message_size = size
+    return True
 
 
 def parse_shown(msg: str) -> tuple[int, int, str] | None:
@@ -225,8 +354,11 @@ def _limiter(make):
 
 
 class BrowserCookie:
-    """ASGI middleware: every HTTP response to a browser without BROWSER_COOKIE sets one (random, HttpOnly,
-    SameSite=Strict), which the session's Streamlit socket then presents and a channel is bound to."""
+    """ASGI middleware: every HTTP response to a browser without BROWSER_COOKIE sets one (random, HttpOnly), which the
+    session's Streamlit socket then presents, a channel is bound to and a class knows a student by. SameSite=Lax:
+    opening a link from another site (a QR scanner, a chat) sends it, so the browser keeps its cookie and a student
+    stays one student (with Strict that page load came without it and was given a new one); another site's page
+    still cannot send it with a request of its own (a socket, a form)."""
 
     def __init__(self, app):
         self.app = app
@@ -240,7 +372,7 @@ class BrowserCookie:
         async def send_with_cookie(message):
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
-                headers.append((b"set-cookie", f"{BROWSER_COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict"
+                headers.append((b"set-cookie", f"{BROWSER_COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax"
                                 f"{secure}".encode()))
                 message = {**message, "headers": headers}
             await send(message)

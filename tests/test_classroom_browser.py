@@ -141,12 +141,14 @@ def test_presenter_view_type_sizes_hidden_controls_and_keys(class_servers, page)
         sidebar: (() => { const s = document.querySelector('[data-testid="stSidebar"]');
                           return s ? s.getBoundingClientRect().width : 0; })(),
         bg: getComputedStyle(document.querySelector('.stApp')).backgroundColor })""")
-    assert sizes["h1"] >= 60 and sizes["p"] >= 24, sizes  # projector-sized (the normal view: 44 px, 14 px)
+    # projector-sized (the normal view: 28 px, 14 px); the title one line, so no larger than the figure allows
+    assert sizes["h1"] >= 40 and sizes["p"] >= 24, sizes
     assert sizes["sidebar"] == 0 and sizes["bg"] == "rgb(0, 0, 0)", sizes
-    # the controls are folded behind one button; hidden ones are nowhere
-    assert page.get_by_text(EN["cls.activation"], exact=True).count() == 0
+    # the main controls beside the figure, the rest behind one button; hidden ones are nowhere
+    assert page.get_by_text(EN["cls.activation"], exact=True).first.is_visible()
+    assert page.get_by_text(EN["cls.optimizer"], exact=True).count() == 0
     page.get_by_role("button", name=EN["present.controls"]).click()
-    page.get_by_text(EN["cls.activation"], exact=True).first.wait_for(timeout=10_000)
+    page.get_by_text(EN["cls.optimizer"], exact=True).first.wait_for(timeout=10_000)
     assert page.get_by_text(EN["cls.lr"], exact=True).count() == 0
     assert page.get_by_text(EN["cls.seed"], exact=True).count() == 0
     page.keyboard.press("Escape")
@@ -162,9 +164,10 @@ def test_presenter_view_type_sizes_hidden_controls_and_keys(class_servers, page)
 
 
 def tab_storage(page) -> dict:
-    """What the keeper (ui/classroom_keeper.js) keeps in this tab: the teacher's pair, the browser's id."""
+    """What the keeper (ui/classroom_keeper.js) keeps in this tab (the teacher's pair), and what the app keeps in the
+    browser's localStorage (nothing: a student is known by the HttpOnly cookie; Streamlit's own keys aside)."""
     return page.evaluate("() => ({pair: sessionStorage.getItem('mlsim.class'), "
-                         "browser: localStorage.getItem('mlsim.browser')})")
+                         "local: Object.keys(localStorage).filter((k) => k.startsWith('mlsim'))})")
 
 
 def start_class(page, base: str) -> str:
@@ -212,7 +215,7 @@ def test_a_reloaded_teacher_tab_is_still_the_teacher(class_servers, browser):
         second = contexts[0].new_page()
         open_page(second, f"{base}/classroom?lang=en")
         second.get_by_role("button", name=EN["room.start"]).wait_for(timeout=30_000)
-        assert tab_storage(second) == {"pair": None, "browser": tab_storage(teacher)["browser"]}
+        assert tab_storage(second) == {"pair": None, "local": []}
         second.close()
 
         teacher.get_by_text(EN["cls.title"]).first.wait_for(timeout=60_000)
@@ -245,6 +248,8 @@ def test_a_reloaded_teacher_tab_is_still_the_teacher(class_servers, browser):
 
 
 def test_two_tabs_of_one_browser_answer_once(class_servers, browser):
+    """Two tabs of one browser are one student (the class's id for the browser's cookie), another browser another:
+    two students in the class, whose answers replace their own."""
     base, other, r = class_servers
     contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(3)]
     teacher = contexts[0].new_page()
@@ -256,20 +261,20 @@ def test_two_tabs_of_one_browser_answer_once(class_servers, browser):
         for tab in tabs:
             open_page(tab, f"{other}/classroom?class={code}&lang=en")
             tab.get_by_text(EN["room.q.linear_deep"]).first.wait_for(timeout=60_000)
-            tab.wait_for_function("() => localStorage.getItem('mlsim.browser')", timeout=15_000)  # the keeper ran
-        ids = [tab_storage(tab)["browser"] for tab in tabs]
-        assert ids[0] == ids[1] != ids[2] and all(re.fullmatch(r"[A-Za-z0-9_-]{22}", i) for i in ids)
-        seen = f"mlsim:class:{code}:seen"  # each browser's polls, by the id its keeper reported
-        wait_until(lambda: set(ids) <= set(r.hgetall(seen)), 20, "the browsers' ids to reach the server")
+        members, seen = f"mlsim:class:{code}:members", f"mlsim:class:{code}:seen"
+        ids = set(r.hgetall(members).values())
+        assert len(ids) == 2 and all(re.fullmatch(r"[A-Za-z0-9_-]{16}", i) for i in ids)
+        wait_until(lambda: set(r.hgetall(seen)) == ids, 20, "both students' polls to reach the class")
         answers = f"mlsim:class:{code}:answers"
         tabs[0].locator(".st-key-room-opt-0 button").click()
         wait_until(lambda: len(r.hgetall(answers)) == 1, 15, "the first answer")
+        (a,) = r.hgetall(answers)
         tabs[1].locator(".st-key-room-opt-1 button").click()  # the same browser's other tab: replaces it
-        wait_until(lambda: '.straight"' in r.hgetall(answers).get(ids[0], ""), 15, "the second tab's answer")
+        wait_until(lambda: '.straight"' in r.hgetall(answers).get(a, ""), 15, "the second tab's answer")
         tabs[2].locator(".st-key-room-opt-0 button").click()
         wait_until(lambda: len(r.hgetall(answers)) == 2, 15, "the other browser's answer")
-        got = {k: json.loads(v)["a"] for k, v in r.hgetall(answers).items()}
-        assert got == {ids[0]: "room.q.linear_deep.straight", ids[2]: "room.q.linear_deep.curved"}
+        got = sorted(json.loads(v)["a"] for v in r.hgetall(answers).values())
+        assert got == ["room.q.linear_deep.curved", "room.q.linear_deep.straight"] and set(r.hgetall(answers)) == ids
         for tab in tabs:
             no_exception(tab)
     finally:

@@ -158,7 +158,8 @@ def test_presenter_view_folds_and_hides_controls():
     assert any("font-size" in str(h.proto.body) for h in at.get("html"))
     assert at.query_params["present"] == "1" and at.query_params["hide"] == "lr,seed"  # kept in the URL
     folded = [w.key for b in blocks(at._tree, "popover") for w in b.selectbox]
-    assert "cls.activation" in folded and "cls.dataset" in folded  # behind the one controls button
+    assert "cls.optimizer" in folded and "cls.problem" in folded  # behind the one controls button
+    assert "cls.activation" not in folded and "cls.dataset" not in folded  # main controls, beside the figure
 
 
 def blocks(node, kind):
@@ -214,32 +215,38 @@ def test_every_lab_in_presenter_view_with_hidden_controls(lab):
 
 
 def keeper_data(at) -> dict:
-    """What this run sent the browser's keeper (ui/classroom_keeper.js): {n, teacher, drop, ask}."""
+    """What this run sent the browser's keeper (ui/classroom_keeper.js): {n, teaching, pair, pair_id, drop}."""
     import json
 
     (keeper,) = [e for e in at.get("bidi_component") if e.proto.component_name == "mlsim_class_keeper"]
     return json.loads(keeper.proto.json)
 
 
-def hello(at, browser: str | None = None, held: dict | None = None):
+def hello(at, held: object):
     """What the keeper hands back in a session's second run (its callback stores it in the session), then the run."""
-    at.session_state["_cls.hello"] = {"browser": browser, "class": held}
+    at.session_state["_cls.hello"] = held
     at.run()
     assert not at.exception, at.exception
+    return at
+
+
+def kept(at):
+    """The keeper says it keeps the pair this run sent (its "kept" trigger; the callback stores the pair's id)."""
+    at.session_state["_cls.kept"] = keeper_data(at)["pair_id"]
     return at
 
 
 def test_a_reloaded_teacher_is_the_teacher_again(store):
     t, code = teacher()
     t.switch_page(CLS).run()
-    kept = keeper_data(t)["teacher"]
-    assert kept == {"code": code, "secret": t.session_state["_cls.secret"]}
+    held = keeper_data(t)["pair"]
+    assert held == {"code": code, "secret": t.session_state["_cls.secret"]}
     s = student(code)
     # the reload: a new session of the same tab, whose keeper hands back the pair it kept
-    r = hello(open_lab(CLS), "T" * 22, kept)
-    assert classroom_of(r) == (code, True) and r.session_state["_cls.secret"] != kept["secret"]
+    r = hello(open_lab(CLS), held)
+    assert classroom_of(r) == (code, True) and r.session_state["_cls.secret"] != held["secret"]
     assert any(f"still teaching class **{code}**" in m.value for m in r.success)
-    assert keeper_data(r)["teacher"] == {"code": code, "secret": r.session_state["_cls.secret"]}  # the new pair
+    assert keeper_data(r)["pair"] == {"code": code, "secret": r.session_state["_cls.secret"]}  # the new pair
     r.selectbox(key="cls.activation").set_value("tanh").run()  # still steers: the student follows
     assert store.state(code).params["activation"] == "tanh"
     s.run()
@@ -249,7 +256,8 @@ def test_a_reloaded_teacher_is_the_teacher_again(store):
     # the session before the reload (or a duplicated tab with the old pair) steers nothing any more
     t.selectbox(key="cls.activation").set_value("sigmoid").run()
     assert classroom_of(t) == (None, False) and t.session_state["_cls.problem"][0] == "moved"
-    assert keeper_data(t) | {"n": ""} == {"n": "", "teacher": None, "drop": True, "ask": False}
+    assert keeper_data(t) | {"n": "", "pair_id": ""} == {"n": "", "teaching": False, "pair": None, "pair_id": "",
+                                                          "drop": True}
     assert store.state(code).lab == "regression"
 
 
@@ -262,46 +270,128 @@ def classroom_of(at) -> tuple[str | None, bool]:
 @pytest.mark.parametrize("case", ["forged", "ended", "not_a_code", "not_a_pair"])
 def test_a_kept_pair_that_is_no_longer_good_is_dropped(store, case):
     t, code = teacher()
-    kept = keeper_data(t)["teacher"]
+    pair = keeper_data(t)["pair"]
     if case == "ended":
         t.button(key="room.end_btn").click().run()
-        assert keeper_data(t)["drop"] and keeper_data(t)["teacher"] is None  # ending the class clears the tab
-    held = {"forged": {"code": code, "secret": "x" * 32}, "ended": kept, "not_a_code": {"code": "<b>", "secret": 1},
-            "not_a_pair": {"code": [code], "secret": {"s": kept["secret"]}}}[case]
-    r = hello(open_lab(ROOM), "T" * 22, held)
+        assert keeper_data(t)["drop"] and keeper_data(t)["pair"] is None  # ending the class clears the tab
+    held = {"forged": {"code": code, "secret": "x" * 32}, "ended": pair, "not_a_code": {"code": "<b>", "secret": 1},
+            "not_a_pair": {"code": [code], "secret": {"s": pair["secret"]}}}[case]
+    r = hello(open_lab(ROOM), held)
     assert classroom_of(r) == (None, False) and r.session_state["_cls.problem"][0] == "gone"
-    assert keeper_data(r)["drop"] and keeper_data(r)["teacher"] is None
+    assert keeper_data(r)["drop"] and keeper_data(r)["pair"] is None
     assert any("has ended" in w.value for w in r.warning)
-    assert kept["secret"] not in texts(r)
+    assert pair["secret"] not in texts(r)
     r.button(key="room.start_btn").click().run()  # a new class, as the message says
     assert classroom_of(r)[1] and not r.exception
 
 
-def test_answers_and_the_rate_limit_count_per_browser_not_per_tab(store):
+@pytest.fixture
+def cookies(monkeypatch):
+    """Each AppTest session's browser cookie (AppTest cannot send one): the session key "test.cookie", which a test
+    sets before a session's first run; ui.classroom.credential reads it as it reads the real cookie."""
+    import streamlit as st
+
+    monkeypatch.setattr(classroom, "credential", lambda: f"browser:{st.session_state.get('test.cookie', 'none')}")
+
+
+def student_with_cookie(code: str, cookie: str, page: str = ROOM):
+    at = open_app("en")
+    at.session_state["test.cookie"] = cookie
+    at.query_params.update({"class": code})
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_answers_and_the_rate_limit_count_per_student_not_per_tab(store, cookies):
+    """Issue 40: a student's id is the class's, issued for the browser's cookie: two tabs of one browser are one
+    student (one answer, one inbox entry, one rate limit), whatever id the page's script reports."""
     t, code = teacher()
     t.button(key="room.pose_bank").click().run()
     q = store.state(code).question
     secret = t.session_state["_cls.secret"]
-    one, two = (hello(student(code), "B" * 22) for _ in range(2))  # two tabs of one browser
-    other = hello(student(code), "C" * 22)  # another browser
-    forged = hello(student(code), "<script>x</script>")  # not an id: counted by its session, as before
-    assert "_cls.browser" not in forged.session_state
-    assert keeper_data(one)["ask"] and not keeper_data(t)["ask"]  # a student's tab reports its browser's id
+    one, two = (student_with_cookie(code, "B") for _ in range(2))  # two tabs of one browser
+    other = student_with_cookie(code, "C")  # another browser
+    assert one.session_state["_cls.student"] == two.session_state["_cls.student"] != other.session_state["_cls.student"]
+    one.session_state["_cls.hello"] = {"browser": "R" * 22, "class": None}  # an old keeper's id: means nothing now
     one.button(key="room.opt.0").click().run()
     two.button(key="room.opt.1").click().run()  # the same browser: replaces the first answer
     assert store.histogram(code, secret) == dict.fromkeys(q.options, 0) | {q.options[1]: 1}
     other.button(key="room.opt.0").click().run()
     assert store.histogram(code, secret) == dict.fromkeys(q.options, 0) | {q.options[0]: 1, q.options[1]: 1}
-    assert store.students(code, secret) == 2  # two browsers (a session counts once its browser reported an id)
-    store.rate_limit, store.rate_window_s = 4, 60.0  # this test's class: 4 a minute, two used already by "B"
+    assert store.students(code, secret) == 2
+    for tab in (one, two, one):
+        tab.button(key="room.send").click().run()
+    assert len(store.inbox(code, secret)) == 1  # one entry per student, the latest
+    store.rate_limit, store.rate_window_s = 7, 60.0  # this test's class: 7 a minute, five used already by "B"
     for tab, i in ((one, 2), (two, 0)):
         tab.button(key=f"room.opt.{i}").click().run()
         assert not tab.warning
-    one.button(key="room.opt.1").click().run()  # the fifth of this browser: refused, whichever tab
+    one.button(key="room.opt.1").click().run()  # the eighth of this student: refused, whichever tab
     assert any("Too many answers" in w.value for w in one.warning)
-    other.button(key="room.opt.1").click().run()  # another browser is not held back
+    other.button(key="room.opt.1").click().run()  # another student is not held back
     assert not other.warning
     assert store.histogram(code, secret) == dict.fromkeys(q.options, 0) | {q.options[0]: 1, q.options[1]: 1}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_full_class_and_too_many_joins_are_messages_and_the_student_works_on(store, cookies, lang):
+    """The class takes max_students, and join_limit new students a minute from one address: the next is told so in
+    their language, is not in the class, and the lab works."""
+    t, code = teacher()
+    store.max_students, store.join_limit = 2, 3
+    try:
+        first = student_with_cookie(code, "A", CLS)
+        student_with_cookie(code, "B", CLS)
+        for cookie, reason in (("C", "full"), ("D", "joins")):  # C: full (two in); D: the fourth join from here
+            late = open_app(lang)
+            late.session_state["test.cookie"] = cookie
+            late.query_params.update({"class": code})
+            late.run()
+            assert late.session_state["_cls.problem"][0] == reason and "_cls.code" not in late.session_state
+            words = catalogue(lang)[f"room.problem.{reason}"].format(code=code, n=2)
+            assert words in [w.value for w in late.warning] and not late.exception
+        first.run()  # a student who is in stays in, full or not
+        assert first.session_state["_cls.code"] == code and not first.warning
+    finally:
+        store.max_students, store.join_limit = cr.MAX_STUDENTS, cr.JOIN_LIMIT
+
+
+def test_the_teachers_secret_reaches_the_tab_once(store):
+    """Issue 40, D2: the keeper's data holds the teacher's pair until the tab says it keeps it, then never again in
+    that session's runs (page switches, setting changes); a reload's new secret is handed over once too."""
+    t, code = teacher()
+    first = keeper_data(t)
+    assert first["teaching"] and first["pair"] == {"code": code, "secret": t.session_state["_cls.secret"]}
+    kept(t)
+    runs = [keeper_data(t.switch_page(CLS).run())]
+    t.selectbox(key="cls.activation").set_value("tanh").run()
+    assert store.state(code).params["activation"] == "tanh"  # still the teacher: steering goes on
+    runs += [keeper_data(t), keeper_data(t.run()), keeper_data(t.switch_page(ROOM).run())]
+    assert [(d["teaching"], d["pair"]) for d in runs] == [(True, None)] * 4
+    r = hello(open_lab(CLS), first["pair"])  # a reload hands back the pair: a new secret, handed over once
+    assert keeper_data(r)["pair"] == {"code": code, "secret": r.session_state["_cls.secret"]}
+    assert keeper_data(kept(r).run())["pair"] is None
+
+
+@pytest.mark.parametrize("page", [CLS, ROOM])
+def test_a_teacher_whose_store_went_away_is_told_in_a_teachers_words(monkeypatch, page):
+    """Issue 40, D6: with the class store gone, the teacher reads that students cannot follow or answer (not the
+    students' "you keep working on your own"), on a lab page and on the class page."""
+    monkeypatch.setenv(classroom.STORE_ENV, "memory")
+    classroom._room.clear()
+    try:
+        t, code = teacher()
+        t.switch_page(page).run()
+        classroom.room().store.close()
+        t.run()
+        assert not t.exception
+        mine, theirs = (catalogue("en")[f"room.problem.{k}"] for k in ("store_teacher", "store"))
+        shown = [w.value for w in t.warning]
+        assert mine in shown and theirs not in shown, shown
+    finally:
+        classroom._room.clear()
 
 
 @pytest.mark.parametrize("q", BANK, ids=lambda q: q.id)

@@ -1,4 +1,5 @@
-"""deploy/classroom.py: two app processes behind HAProxy; two browsers land on different processes and stay there."""
+"""deploy/classroom.py: two app processes behind HAProxy; two browsers land on different processes and stay there; the
+launcher watches what it started: a process that dies is reaped, said and started again."""
 import os
 import re
 import signal
@@ -15,8 +16,6 @@ from browsertools import open_page
 from deploy.classroom import find_haproxy, free_port
 from server.live_channel import PATH as CHANNEL
 from ui.i18n import catalogue
-
-pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 EN = catalogue("en")
@@ -63,6 +62,7 @@ def epoch(page) -> int:
     return int(re.sub(r"\D", "", page.locator(".lv-epoch").inner_text()) or 0)
 
 
+@pytest.mark.browser
 def test_two_browsers_train_on_different_processes_and_stay_there(browser, classroom):
     base, out = classroom
     names = ["a", "b"]
@@ -116,3 +116,53 @@ def test_two_browsers_train_on_different_processes_and_stay_there(browser, class
             assert any(p.startswith(path) and s == status for _, s, p in mine), f"{n}: {path} {status} seen"
     log = out.read_text(encoding="utf-8")
     assert not any(token in log for token in tokens), "a channel's token is never logged"
+
+
+def zombie_or_gone(pid: int) -> str:
+    """The state of process `pid` ("Z" a zombie: exited, never reaped), or "" once it has gone entirely."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return ""
+
+
+def test_the_launcher_reaps_restarts_and_says_when_its_class_store_dies(tmp_path, monkeypatch):
+    """Issue 40, D7: a private redis-server killed under the launcher is said (with its last lines), reaped (no
+    zombie) and started again on its port, where a class can start again; an app process likewise; one that keeps
+    dying stops everything with a message."""
+    import argparse
+
+    from deploy import classroom as launcher
+    from server.classroom import Classroom, open_store
+
+    if launcher.find_redis() is None:
+        pytest.skip("redis-server is missing")
+    monkeypatch.setenv(launcher.STORE_ENV, "")
+    store = launcher.class_store(argparse.Namespace(processes=2, remote=[]), tmp_path)
+    app = launcher.Child("app1", lambda: launcher.spawn([sys.executable, "-c", "import time; time.sleep(600)"], None))
+    children, said = [app, store], []
+    try:
+        room = Classroom(open_store(os.environ[launcher.STORE_ENV]))
+        room.create("classification", {})
+        dead = store.proc.pid
+        os.kill(dead, signal.SIGKILL)
+        wait_until(lambda: zombie_or_gone(dead) == "Z", 10, "redis-server to die")
+        assert launcher.watch(children, said.append) is None
+        assert zombie_or_gone(dead) == "" and store.proc.pid != dead  # reaped, and a new one started
+        assert len(said) == 1 and said[0].startswith(f"{launcher.STORE_NAME} exited with code -9")
+        assert "classes it held are gone" in said[0] and said[0].endswith("Starting it again.")
+        port = int(os.environ[launcher.STORE_ENV].rsplit(":", 1)[1].split("/")[0])
+        launcher.wait_listening(port, store.proc)
+        assert room.state(room.create("classification", {})[0]).lab == "classification"  # the same URL works again
+        assert launcher.watch(children, said.append) is None and len(said) == 1  # nothing new: nothing said
+        for i in range(launcher.MAX_RESTARTS):  # an app process that keeps dying
+            before = app.proc.pid
+            os.kill(before, signal.SIGKILL)
+            wait_until(lambda before=before: zombie_or_gone(before) == "Z", 10, "the app to die")
+            why = launcher.watch(children, said.append)
+            assert zombie_or_gone(before) == ""
+            if i < launcher.MAX_RESTARTS - 1:
+                assert why is None and app.proc.pid != before
+        assert why.startswith("app1 exited with code -9") and "not starting it again" in why
+    finally:
+        launcher.stop_all([c.proc for c in children])

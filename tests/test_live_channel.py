@@ -7,11 +7,16 @@ from test_live_core import Walk
 
 from server.live_channel import (
     BROWSER_COOKIE,
+    MAX_PER_BROWSER,
+    MAX_PER_TOKEN,
     PROTOCOL,
     TTL_S,
+    Buckets,
     Registry,
     check,
+    client_address,
     cookie,
+    limit_frames,
     offered_token,
     parse_shown,
     same_origin,
@@ -118,6 +123,62 @@ def test_a_socket_request_needs_the_apps_origin_its_browser_and_the_token_in_its
     assert check(headers(None), reg) is None
     assert check({**headers(token), "sec-websocket-protocol": token}, reg) is None  # not our protocol's form
     assert check(headers("forged"), reg) is None
+
+
+def test_a_token_and_a_browser_open_a_bounded_number_of_sockets():
+    """Issue 40: 200 sockets on one token were accepted. MAX_PER_TOKEN per token, MAX_PER_BROWSER per browser cookie;
+    a closed socket frees its place."""
+    reg = Registry()
+    views = [Views(str(i)) for i in range(MAX_PER_BROWSER + 1)]
+    chs = [reg.claim(reg.issue(("s", f"view{i}"), "b-1", v), "b-1") for i, v in enumerate(views)]
+    assert [reg.attach(chs[0]) for _ in range(MAX_PER_TOKEN + 1)] == [True] * MAX_PER_TOKEN + [False]
+    reg.detach(chs[0])
+    assert reg.attach(chs[0])  # its place again
+    opened = [reg.attach(ch) for ch in chs[1:]]  # the browser's other views
+    assert opened.count(True) == MAX_PER_BROWSER - MAX_PER_TOKEN and not opened[-1]
+    other = reg.claim(reg.issue(("t", "view"), "b-2", Views("x")), "b-2")
+    assert reg.attach(other)  # another browser is not held back
+
+
+def test_a_bucket_per_address_refills_at_its_rate():
+    clock = Clock()
+    buckets = Buckets(burst=3, rate=2.0, most=2, clock=clock)
+    assert [buckets.take("10.0.0.1") for _ in range(4)] == [True, True, True, False]
+    assert not buckets.left("10.0.0.1") and buckets.left("10.0.0.2")  # each address its own
+    clock.now += 0.5  # one back (2 a second)
+    assert buckets.left("10.0.0.1") and buckets.take("10.0.0.1") and not buckets.left("10.0.0.1")
+    buckets.take("a")
+    clock.now += 10  # every bucket full again
+    buckets.take("b")  # more addresses than it keeps (2): the full ones are forgotten
+    assert buckets._level.keys() == {"b"} and buckets.left("10.0.0.1")  # a forgotten one starts full
+
+
+def test_the_address_a_request_came_from():
+    assert client_address("10.0.0.5", None) == "10.0.0.5"
+    assert client_address("10.0.0.5", "1.2.3.4") == "10.0.0.5"  # a remote peer's own header means nothing
+    assert client_address("127.0.0.1", "6.6.6.6, 10.0.0.9") == "10.0.0.9"  # the proxy's entry, not the client's
+    assert client_address(None, "10.0.0.9") == "10.0.0.9"  # st.context.ip_address hides a loopback peer
+    assert client_address("127.0.0.1", None) == "127.0.0.1" and client_address(None, "") == "local"
+    assert client_address(object(), object()) == "local" and len(client_address("x" * 500, None)) == 64
+
+
+def test_frames_longer_than_a_message_are_refused_by_the_servers_parser():
+    """limit_frames sets the connection's own limit (uvicorn's websockets-sansio protocol, reached through the ASGI
+    receive callable), so the parser refuses a long frame from its header; another server leaves it alone."""
+    from types import SimpleNamespace
+
+    class Protocol:  # uvicorn's WebSocketsSansIOProtocol: .conn is websockets' ServerProtocol
+        def __init__(self):
+            from websockets.server import ServerProtocol
+
+            self.conn = ServerProtocol(max_size=200 << 20)
+
+        async def receive(self):
+            return {}
+
+    proto = Protocol()
+    assert limit_frames(SimpleNamespace(_receive=proto.receive), 64) and proto.conn.max_message_size == 64
+    assert not limit_frames(SimpleNamespace(_receive=lambda: None), 64)
 
 
 def test_header_parsing():

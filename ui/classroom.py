@@ -11,8 +11,10 @@ the in-process store (one app process), "redis://host:port/0" for a Redis every 
 The teacher's secret exists only in the teacher's session and that tab's sessionStorage (never in a URL or
 a log): whatever a student puts in their URL, their session has no secret, so server.classroom refuses every
 change they try. `keeper` (ui/classroom_keeper.js, on every run) keeps the pair {code, secret} in the
-teacher's tab, so a reload (a new session) is the teacher again, and gives every browser a random id kept
-in its localStorage, by which answers, sent settings and the rate limit count (one per browser, not per tab).
+teacher's tab, so a reload (a new session) is the teacher again; the pair reaches the tab once per secret.
+A student's id in the class is the class's (server.classroom.Classroom.join), issued for the browser's HttpOnly
+cookie, which the page's script can neither read nor change: every tab and reload of one browser is one student,
+with one answer per question, one entry in the teacher's inbox and one rate limit.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from server import classroom as cr
+from server import live_channel
 from ui.i18n import t
 from ui.schema import Param, read_query, write_query
 from ui.urlstate import set_values
@@ -74,13 +77,31 @@ def room() -> cr.Classroom:
         raise cr.StoreUnavailable(str(e)) from e
 
 
-def browser_id() -> str:
-    """The id answers, sent settings and the rate limit count by: the browser's own (the keeper reported it),
-    else this tab's session until it has (and in AppTest, which runs no component); never shown."""
-    if ss.get("_cls.browser"):
-        return ss["_cls.browser"]
+def credential() -> str:
+    """What makes a student the same student in a class: the browser's cookie (server.live_channel.BROWSER_COOKIE:
+    set by the server, HttpOnly, so no script of the page reads or changes it; every tab of the browser sends it),
+    else this session (no cookie: AppTest, a bare `streamlit run main.py`). Never shown; the class stores a hash."""
+    cookie = st.context.cookies.get(live_channel.BROWSER_COOKIE)
+    if cookie:
+        return f"browser:{cookie}"
     ctx = get_script_run_ctx()
-    return ctx.session_id if ctx else "test"
+    return f"session:{ctx.session_id if ctx else 'test'}"
+
+
+def address() -> str:
+    """The network address this session came from (the joins a class takes from one address are limited)."""
+    return live_channel.client_address(st.context.ip_address, st.context.headers.get("X-Forwarded-For"))
+
+
+def student_id() -> str:
+    """This session's id in its class: issued by the class on the first look (ClassroomError if it refuses: the
+    class is full, this address brought too many new students in the last minute, the class has ended)."""
+    held = ss.get("_cls.student")
+    if held and held[0] == code():
+        return held[1]
+    student = room().join(code(), credential(), address())
+    ss["_cls.student"] = (code(), student)
+    return student
 
 
 def code() -> str | None:
@@ -131,7 +152,7 @@ def join_from_url() -> None:
 
 
 def _forget() -> None:
-    for k in ("_cls.code", "_cls.secret", "_cls.v", "_cls.pub", "_cls.follow", "_cls.notice"):
+    for k in ("_cls.code", "_cls.secret", "_cls.v", "_cls.pub", "_cls.follow", "_cls.notice", "_cls.student"):
         ss.pop(k, None)
 
 
@@ -181,12 +202,13 @@ def poll(labs: dict[str, LabPage], current: str, rerun: bool) -> cr.ClassState |
     before = ss.get("_cls.problem")
     state = None
     try:
-        # presence counts browsers by the id their keeper reported (not a session's first run before it has,
-        # which would count the browser twice for SEEN_S)
-        state = room().state(code(), ss.get("_cls.browser"))
+        state = room().state(code(), student_id())
         _problem(None)
     except cr.ClassNotFound:
         _problem("ended" if ss.get("_cls.v") else "not_found", code=code())
+        leave()
+    except (cr.ClassFull, cr.JoinLimited) as e:  # not let in: the student works on their own
+        _problem(e.reason, code=code(), n=room().max_students)
         leave()
     except cr.StoreUnavailable:
         _problem("store")
@@ -224,11 +246,18 @@ def publish(labs: dict[str, LabPage], current: str) -> None:
         _problem("store")
 
 
+def _hold(c: str, secret: str) -> None:
+    """This session teaches class c with `secret`: the keeper hands the pair to the tab until the tab says it keeps
+    it (the pair's id, _cls.pair, comes back as _cls.kept), and never again in this session's later runs."""
+    ss["_cls.code"], ss["_cls.secret"], ss["_cls.drop"], ss["_cls.pair"] = c, secret, False, secrets.token_hex(6)
+
+
 def start(lab: str, params: dict[str, str]) -> None:
     """Start a class following (lab, params); this session holds its secret."""
     leave()
     c, secret = room().create(lab, params)
-    ss["_cls.code"], ss["_cls.secret"], ss["_cls.pub"] = c, secret, (lab, params)
+    _hold(c, secret)
+    ss["_cls.pub"] = (lab, params)
     _problem(None)
 
 
@@ -260,7 +289,8 @@ def restore(raw_code: object, secret: object) -> None:
         _problem("store")
         return
     _forget()  # a class this tab had joined as a student, if any
-    ss["_cls.code"], ss["_cls.secret"], ss["_cls.pub"], ss["_cls.drop"] = c, fresh, None, False
+    _hold(c, fresh)
+    ss["_cls.pub"] = None
     _problem(None)
     _notice("back", code=c)
     # last: a Streamlit call that talks to the browser may end this run early, and the old secret is used up
@@ -268,15 +298,9 @@ def restore(raw_code: object, secret: object) -> None:
 
 
 def greet() -> None:
-    """Before anything else in a run: what the keeper handed back (once per session), the browser id and the
-    pair its tab kept. The component's callback only stores it (AppTest sets the same session key)."""
-    hello = ss.pop("_cls.hello", None)
-    if not isinstance(hello, dict):
-        return
-    browser = cr.valid_browser_id(hello.get("browser"))
-    if browser:
-        ss["_cls.browser"] = browser
-    held = hello.get("class")
+    """Before anything else in a run: the pair the keeper handed back (once per session, from a tab that kept one).
+    The component's callback only stores it (AppTest sets the same session key)."""
+    held = ss.pop("_cls.hello", None)
     if isinstance(held, dict):
         restore(held.get("code"), held.get("secret"))
 
@@ -285,22 +309,28 @@ def _on_hello() -> None:
     ss["_cls.hello"] = (ss.get(KEEPER) or {}).get("hello")
 
 
+def _on_kept() -> None:
+    ss["_cls.kept"] = (ss.get(KEEPER) or {}).get("kept")
+
+
 _keeper = None
 
 
 def keeper() -> None:
     """The browser's side of the class (ui/classroom_keeper.js), in the sidebar with no height: it keeps the
-    teacher's pair in the tab (or drops it) and, once a session, hands back the pair it kept, and the browser
-    id when the session is a student's."""
+    teacher's pair in the tab (sent until the tab says it keeps it, then never again), drops it, and once a
+    session hands back the pair the tab kept."""
     global _keeper
     if _keeper is None:
         _keeper = st.components.v2.component("mlsim_class_keeper", isolate_styles=False,
                                              js=(_HERE / "classroom_keeper.js").read_text("utf-8"))
     nonce = ss.setdefault("_cls.nonce", secrets.token_hex(8))
-    teacher = {"code": code(), "secret": ss["_cls.secret"]} if is_teacher() else None
+    handing = is_teacher() and ss.get("_cls.kept") != ss.get("_cls.pair")
+    pair = {"code": code(), "secret": ss["_cls.secret"]} if handing else None
     with st.sidebar:
-        _keeper(data={"n": nonce, "teacher": teacher, "drop": bool(ss.get("_cls.drop")), "ask": is_student()},
-                key=KEEPER, height=0, on_hello_change=_on_hello)
+        _keeper(data={"n": nonce, "teaching": is_teacher(), "pair": pair, "pair_id": ss.get("_cls.pair"),
+                      "drop": bool(ss.get("_cls.drop"))},
+                key=KEEPER, height=0, on_hello_change=_on_hello, on_kept_change=_on_kept)
 
 
 def show_to_class(item: dict, labs: dict[str, LabPage], current: str) -> None:
@@ -319,10 +349,22 @@ def send_mine(labs: dict[str, LabPage], current: str) -> None:
     lab = labs.get(current)
     params = None if lab is None else current_params(lab)
     try:
-        room().send(code(), browser_id(), current, params or {})
+        room().send(code(), student_id(), current, params or {})
         st.toast(t("room.sent"), icon=":material/send:")
     except cr.ClassroomError as e:
-        st.toast(t(f"room.problem.{e.reason}", code=code() or ""), icon=":material/warning:")
+        st.toast(problem_text(e.reason), icon=":material/warning:")
+
+
+# a teacher reads what a problem means for their class, not the students' "you keep working on your own"
+TEACHER_WORDS = {"store": "store_teacher", "not_found": "lost", "forbidden": "moved"}
+
+
+def problem_text(reason: str, **params) -> str:
+    """The message of a class problem (room.problem.<reason>) in the words for this session: a teacher's or a
+    student's."""
+    if is_teacher():
+        reason = TEACHER_WORDS.get(reason, reason)
+    return t(f"room.problem.{reason}", **{"code": code() or "", "lab": "", "n": cr.MAX_STUDENTS, **params})
 
 
 def message() -> None:
@@ -335,7 +377,7 @@ def message() -> None:
         ss["_cls.problem"] = problem = None  # out of the class a while: the message has been read
     if problem:
         reason, params = problem
-        st.warning(t(f"room.problem.{reason}", **{"code": "", "lab": "", **params}), icon=":material/school:")
+        st.warning(problem_text(reason, **params), icon=":material/school:")
 
 
 def sidebar(labs: dict[str, LabPage], current: str) -> None:
@@ -354,9 +396,10 @@ def sidebar(labs: dict[str, LabPage], current: str) -> None:
 def _teacher_panel(labs: dict[str, LabPage], current: str) -> None:
     """The class code, how many students are here and what they sent: redrawn every POLL_S (it changes)."""
     box = st.container(border=True)
+    before = ss.get("_cls.problem")
     publish(labs, current)
-    if not is_teacher():  # the class was lost just now
-        st.rerun()
+    if not is_teacher() or ss.get("_cls.problem") != before:  # the class was lost, or the store went or came back:
+        st.rerun()  # the whole page, so the message above it says so (this fragment draws only the panel)
     try:
         n, inbox = room().students(code(), ss["_cls.secret"]), room().inbox(code(), ss["_cls.secret"])
     except cr.ClassroomError:

@@ -48,7 +48,7 @@ def start_view(state: PageState) -> None:
             try:
                 classroom.start("classroom", classroom.current_params(classroom.lab_pages()["classroom"]) or {})
             except cr.ClassroomError as e:
-                st.error(t(f"room.problem.{e.reason}", code="", lab=""), icon=":material/error:")
+                st.error(classroom.problem_text(e.reason), icon=":material/error:")
             else:
                 st.rerun()
     with right.container(border=True):
@@ -94,7 +94,7 @@ def pose(text: str, options: list[str]) -> None:
     except cr.BadInput:
         st.error(t("room.bad_question", n=cr.MAX_OPTIONS), icon=":material/error:")
     except cr.ClassroomError as e:
-        st.error(t(f"room.problem.{e.reason}", code=classroom.code() or "", lab=""), icon=":material/error:")
+        st.error(classroom.problem_text(e.reason), icon=":material/error:")
     else:
         st.rerun()
 
@@ -130,7 +130,7 @@ def teacher_live() -> None:
         counts = classroom.room().histogram(classroom.code(), ss["_cls.secret"])
         n = classroom.room().students(classroom.code(), ss["_cls.secret"])
     except cr.ClassroomError as e:
-        st.warning(t(f"room.problem.{e.reason}", code=classroom.code() or "", lab=""), icon=":material/warning:")
+        st.warning(classroom.problem_text(e.reason), icon=":material/warning:")
         return
     st.markdown(t("room.students", n=n))
     q = state.question
@@ -182,10 +182,10 @@ def student_view() -> None:
     for i, option in enumerate(q.options):
         if bar.button(plain(words(option)), key=f"room.opt.{i}", type="primary" if option == mine else "secondary"):
             try:
-                classroom.room().answer(code, classroom.browser_id(), q.id, option)
+                classroom.room().answer(code, classroom.student_id(), q.id, option)
                 ss[f"room.mine.{q.id}"] = mine = option
             except cr.ClassroomError as e:
-                st.warning(t(f"room.problem.{e.reason}", code=code, lab=""), icon=":material/warning:")
+                st.warning(classroom.problem_text(e.reason), icon=":material/warning:")
     if mine:
         st.caption(t("room.your_answer", a=words(mine)))
 
