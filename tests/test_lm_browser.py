@@ -72,7 +72,7 @@ def test_published_laws_in_chinese(server, page):
 def test_isoflop_brush_greys_out_the_other_runs(server, page):
     page.set_viewport_size({"width": 1400, "height": 1200})
     open_page(page, f"{server}/lm?lang=en&section=measured")
-    page.get_by_text(EN["lm.bundled_title"]).first.wait_for(timeout=60_000)
+    page.get_by_text(EN["lm.isoflop_help"].split(";")[0]).first.wait_for(timeout=60_000)
     charts = page.locator('[data-testid="stVegaLiteChart"]')
     page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stVegaLiteChart\"] canvas, "
                            "[data-testid=\"stVegaLiteChart\"] svg').length >= 2", timeout=60_000)

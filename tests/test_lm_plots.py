@@ -1,9 +1,11 @@
 """The language-model lab's figures and selection readers: events in, values out."""
 import math
 
+from sim.language.tokenizer import BPE
 from sim.plots.lm import (
     BRUSH_PARAM,
     TOKEN_PARAM,
+    compression_figure,
     curves_chart,
     isoflop_chart,
     live_frame,
@@ -54,3 +56,18 @@ def test_live_frame_has_the_floor_and_perplexity():
 def test_token_html_escapes_and_shades():
     out = token_html(["<b>", " x", "\n"], [None, 0.1, 5.0])
     assert "&lt;b&gt;" in out and "&nbsp;x" in out and "↵" in out and "<b>" not in out
+
+
+def test_compression_figure_replays_the_merges_and_marks_the_tokenizer_shown():
+    """Tokens per character after each merge (the BPE's own count, k = 0 … all) against 256 + k; the tokenizer shown
+    in red: a star on the curve at the merges applied, or the line of one token per character."""
+    text = "the cat sees the dog. the dog sees the cat. " * 4
+    tok = BPE.train(text, 270)
+    lengths = tok.lengths(text)
+    words = {k: k for k in ("vocab", "per_char", "bpe", "char", "now")}
+    curve, chars, star = compression_figure(lengths, len(text), "bpe", 5, words).data
+    assert list(curve.x) == list(range(256, 256 + len(lengths))) and curve.y[0] == 1.0  # ASCII: a byte a character
+    assert curve.y[-1] == len(tok.encode(text)) / len(text) and list(curve.y) == sorted(curve.y, reverse=True)
+    assert list(star.x) == [261] and star.y[0] == lengths[5] / len(text) and list(chars.y) == [1.0, 1.0]
+    curve, chars = compression_figure(lengths, len(text), "char", 0, words).data  # characters: the line is the one
+    assert chars.line.color == star.marker.color and chars.line.dash is None

@@ -20,16 +20,21 @@ def reference_bpe(text: str, vocab_size: int) -> dict:
         if not stats:
             break
         pair = max(stats, key=stats.get)
-        out, i = [], 0
-        while i < len(ids):
-            if i < len(ids) - 1 and (ids[i], ids[i + 1]) == pair:
-                out.append(new_id)
-                i += 2
-            else:
-                out.append(ids[i])
-                i += 1
-        ids, merges[pair] = out, new_id
+        ids, merges[pair] = reference_merge(ids, pair, new_id), new_id
     return merges
+
+
+def reference_merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
+    """minbpe's merge: every occurrence of pair, left to right and without overlaps, replaced by new_id."""
+    out, i = [], 0
+    while i < len(ids):
+        if i < len(ids) - 1 and (ids[i], ids[i + 1]) == pair:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
 
 
 TEXTS = [
@@ -72,16 +77,21 @@ def test_encoding_the_training_text_gives_the_trained_sequence():
     tok = BPE.train(text, 300)
     ids = list(text.encode("utf-8"))
     for pair, new in tok.merges.items():  # the reference's merge loop once more
-        out, i = [], 0
-        while i < len(ids):
-            if i < len(ids) - 1 and (ids[i], ids[i + 1]) == pair:
-                out.append(new)
-                i += 2
-            else:
-                out.append(ids[i])
-                i += 1
-        ids = out
+        ids = reference_merge(ids, pair, new)
     assert tok.encode(text) == ids
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_lengths_count_the_tokens_after_each_merge(text):
+    """The lab's compression curve: the text's length with the first k merges, k = 0 … all, as the reference's
+    merge loop counts it; the last is encode's length, the first the UTF-8 bytes."""
+    tok = BPE.train(TEXTS[0] + TEXTS[1], 330)
+    ids, want = list(text.encode("utf-8")), [len(text.encode("utf-8"))]
+    for pair, new in tok.merges.items():
+        ids = reference_merge(ids, pair, new)
+        want.append(len(ids))
+    got = tok.lengths(text)
+    assert got == want and got[-1] == len(tok.encode(text)) and len(got) == len(tok.merges) + 1
 
 
 def test_a_partial_chinese_character_decodes_to_the_replacement_character():

@@ -79,7 +79,7 @@ class PageState:
         elif p.kind == "bool":
             value = container.toggle(label, key=key, **kw)
         elif p.kind == "text":
-            value = container.text_input(label, key=key, **kw)
+            value = container.text_input(label, key=key, max_chars=p.max_len, **kw)
         elif p.kind == "multi":
             value = container.pills(label, p.choices, selection_mode="multi", key=key,
                                     format_func=lambda c: t(f"{key}.{c}"), **kw)
@@ -112,14 +112,14 @@ class PageState:
         return f"{base}?{urlencode(self.query(), safe=',')}"
 
     def sections(self, title: str, intro: str, views: dict[str, Callable[[PageState], None]],
-                 about: str | None = None) -> None:
-        """A lab of several sections: its frame, a switch for its `section` parameter, and that section's view.
+                 about: str | None = None, switch: str = "section") -> None:
+        """A lab of several sections: its frame, a switch for its `switch` parameter, and that section's view.
 
         One section at a time, not tabs: a hidden tab would still re-render its charts on every live update.
         """
         with self.frame(title, intro, about):
             with st.container(key=layout.SECTIONS):  # one row on every screen (ui.layout.STYLE)
-                section = self.widget("section", fold=False, label_visibility="collapsed")
+                section = self.widget(switch, fold=False, label_visibility="collapsed")
             views[section](self)
 
     @contextmanager

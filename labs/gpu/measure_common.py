@@ -10,6 +10,7 @@ import streamlit as st
 from sim.core.text import html, markup, md
 from sim.gpu.measure import IMPLS, measure_attention, plan_click
 from sim.gpu.report import arithmetic_figures, guard_summary, run_row, simulated_traffic, table_rows, time_left
+from sim.plots.gpu import HEIGHT
 from sim.plots.gpu_measure import scaling_figures
 from sim.plots.shapes import human_bytes
 from ui import charts
@@ -152,16 +153,19 @@ def show_refusals(rows: list[dict]) -> None:
             (st.info if r["error"] == "unavailable" else st.error)(text, icon=":material/block:")
 
 
-def scaling(runs: list[dict], sims: list[dict], device: str, key: str) -> None:
+def scaling(runs: list[dict], sims: list[dict], device: str, key: str, boxes: tuple | None = None,
+            height: int = HEIGHT) -> None:
+    """Measured time against N in the first of `boxes`, peak memory in the second with the notes on both (default:
+    two columns side by side), `height` px tall."""
     labels = plot_labels(device)
-    time_fig, memory_fig = scaling_figures(plot_rows(runs), plot_rows(sims), labels)
-    left, right = st.columns(2, gap="medium")
+    time_fig, memory_fig = scaling_figures(plot_rows(runs), plot_rows(sims), labels, height)
+    left, right = boxes or st.columns(2, gap="medium")
     charts.plotly_chart(left, time_fig, key=f"{P}.{key}_time")
     charts.plotly_chart(right, memory_fig, key=f"{P}.{key}_memory")
-    st.caption(t(f"{P}.scaling_note"))
+    right.caption(t(f"{P}.scaling_note"))
     memory = list(dict.fromkeys(r["memory_source"] for r in runs if r.get("memory_source")))
     if memory:
-        st.caption(t(f"{P}.memory_note", sources=markup(" | ".join(map(md, memory)))))
+        right.caption(t(f"{P}.memory_note", sources=markup(" | ".join(map(md, memory)))))
 
 
 def plot_rows(rows: list[dict]) -> list[dict]:

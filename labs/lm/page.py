@@ -6,93 +6,82 @@ import streamlit as st
 from labs.lm.examples import next_token_view
 from labs.lm.laws import laws_section, measured_section
 from labs.lm.schema import PAGE, SCHEMA
+from labs.lm.text import cached_synthetic, cached_tokenizer, synthetic_note, text_source
 from labs.lm.training import train_section
-from sim.core.text import md
-from sim.language.grammar import grammar
-from sim.language.lm import MAX_UPLOAD_BYTES, SYNTHETIC_CHARS, TextError, check_text, read_text, synthetic_text
-from sim.language.tokenizer import BPE, byte_pieces, make_tokenizer, tokens_per_char
-from sim.plots.lm import token_html
-from ui.i18n import t, t_md
-from ui.upload import upload_box
+from sim.language.tokenizer import BPE, byte_pieces, tokens_per_char
+from sim.plots.lm import compression_figure, token_html
+from ui import charts
+from ui.i18n import t
 from ui.urlstate import PageState
 
 SHOWN_CHARS = 300  # characters of the coloured text
+COMPRESSION = ("vocab", "per_char", "bpe", "char", "now")  # the compression figure's words: lm.chart.<name>
 ss = st.session_state
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def cached_synthetic(lang: str, seed: int) -> tuple[str, float]:
-    return synthetic_text(lang, SYNTHETIC_CHARS, seed)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def cached_tokenizer(kind: str, text: str, vocab: int):
-    return make_tokenizer(kind, text, vocab)
-
-
-def chosen_text(state: PageState) -> tuple[str | None, float | None]:
-    """(the text to learn from, its entropy per character or None); (None, None) when the user's text is unusable."""
-    c1, c2, c3 = st.columns([2, 2, 2])
-    source = state.widget("source", container=c1)
-    if source == "synthetic":
-        lang = state.widget("language", container=c2)
-        state.widget("seed", container=c3)
-        text, floor = cached_synthetic(lang, state.values["seed"])
-        st.caption(t("lm.synthetic_help", h=f"{floor:.4f}", bits=f"{floor / 0.6931471805599453:.3f}"))
-        return text, floor
-    typed = st.text_area(t("lm.own_text"), key="lm.own_text", height=120, placeholder=t("lm.own_placeholder"))
-    uploaded = upload_box("lm", read_text, lambda s: t("lm.upload_used", n=len(s)), errors="lm.text_error")
-    raw = uploaded if uploaded is not None else typed
-    try:
-        if len(raw.encode("utf-8")) > MAX_UPLOAD_BYTES:
-            raise TextError("too_large", {"size": len(raw.encode("utf-8")), "limit": MAX_UPLOAD_BYTES})
-        return check_text(raw), None
-    except TextError as e:
-        (st.info if not raw.strip() else st.error)(t_md(f"lm.text_error.{e.code}", **e.params))
-        return None, None
-
-
 def tokens_section(state: PageState) -> None:
-    st.markdown(t("lm.tokens_intro"))
-    text, _ = chosen_text(state)
+    """How many tokens a character costs as BPE's merges replay (the figure) and the text they cut, beside the
+    tokenizer; below, the merges, the two languages compared, the UTF-8 pitfall and next-token pairs."""
+    figure, side = state.stage()
+    with side:
+        kind = state.widget("tokenizer", fold=False)
+        vocab = state.widget("vocab", fold=False)
+        slot = st.container()  # the merges slider: its end, the merges learned, is known once the text is chosen
+        if state.values["source"] == "synthetic":
+            state.widget("language", fold=False)
+        with state.more(side):
+            text, floor, problem = text_source(state, language=False)
     if text is None:
+        with figure:
+            problem()
         return
-    with state.controls():
-        c1, c2, c3 = st.columns([2, 2, 3])
-        kind = state.widget("tokenizer", container=c1)
-        if kind == "char":
-            tok = cached_tokenizer("char", text, 0)
-            shown = tok
-        else:
-            vocab = state.widget("vocab", container=c2)
-            tok = cached_tokenizer("bpe", text, vocab)
-            k = merges_shown(state, len(tok.merges), c3)
-            shown = BPE(dict(list(tok.merges.items())[:k]), tok.counts[:k])
+    bpe = cached_tokenizer("bpe", text, vocab)
+    if kind == "char":
+        shown, k = cached_tokenizer("char", text, 0), 0
+    else:
+        with slot:
+            k = merges_shown(state, len(bpe.merges))
+        shown = BPE(dict(list(bpe.merges.items())[:k]), bpe.counts[:k])
     sample = text[:SHOWN_CHARS]
     ids = shown.encode(sample)
-    st.markdown(token_html(shown.pieces(ids)), unsafe_allow_html=True)
+    with figure:
+        chars = len(cached_tokenizer("char", text, 0))
+        labels = {w: t(f"lm.chart.{w}", chars=chars) for w in COMPRESSION}
+        charts.plotly_chart(st, compression_figure(bpe.lengths(sample), len(sample), kind, k, labels),
+                            key="lm.fig.compression")
+        st.markdown(token_html(shown.pieces(ids)), unsafe_allow_html=True)
+        st.caption(t("lm.colour_help"))
+        st.caption(t("lm.compression_help", n=len(sample)))
+    st.markdown(t("lm.tokens_intro"))
+    synthetic_note(floor)
     c = st.columns(4)
     c[0].metric(t("lm.m.chars"), len(sample))
     c[1].metric(t("lm.m.bytes"), len(sample.encode("utf-8")))
     c[2].metric(t("lm.m.tokens"), len(ids))
     c[3].metric(t("lm.m.vocab"), len(shown))
-    st.caption(t("lm.colour_help"))
+    cols = iter(st.columns(2, gap="medium"))  # below the stage, each smaller than the figure
     if kind == "bpe":
-        merges_table(shown)
-    st.subheader(t("lm.compare_title"))
-    st.dataframe(compare_languages(text, state.values["vocab"], state.values["seed"]), hide_index=True)
-    st.caption(t("lm.compare_help", vocab=state.values["vocab"]))
-    pitfall(cached_tokenizer("bpe", text, state.values["vocab"]))
+        with next(cols):
+            merges_table(shown)
+    with next(cols):
+        st.subheader(t("lm.compare_title"))
+        st.dataframe(compare_languages(text, vocab, state.values["seed"]), hide_index=True)
+        st.caption(t("lm.compare_help", vocab=vocab))
+    left, right = st.columns(2, gap="medium")
+    with left:
+        pitfall(bpe)
+    with right:
+        next_token_view()
 
 
-def merges_shown(state: PageState, n: int, container) -> int:
+def merges_shown(state: PageState, n: int) -> int:
     """How many of the n learned merges the coloured text applies: a slider whose end is n (the vocabulary set)."""
     if n == 0:
         return 0
     key = state.key("shown")
     if key not in ss or not 0 <= ss[key] <= n:
         ss[key] = min(n, state.values["shown"])
-    k = container.slider(t(key), 0, n, key=key, help=t("lm.shown.help"))
+    k = st.slider(t(key), 0, n, key=key, help=t("lm.shown.help"))
     state.set("shown", k)
     return k
 
@@ -137,25 +126,10 @@ def pitfall(tok: BPE) -> None:
     st.caption(t("lm.pitfall_help"))
 
 
-def tokens_view(state: PageState) -> None:
-    tokens_section(state)
-    next_token_view()
-
-
-def train_view(state: PageState) -> None:
-    text, floor = chosen_text(state)
-    with state.controls():
-        c1, c2 = st.columns(2)
-        if state.widget("tokenizer", container=c1) == "bpe":
-            state.widget("vocab", container=c2)
-    if floor is not None:
-        st.caption(t("lm.floor_note", lang=md(grammar(state.values["language"]).sample(60, 5))))
-    train_section(state, text, floor)
-
-
 def main() -> None:
     PageState(PAGE, SCHEMA).sections(t("lm.title"), t("lm.intro"), {
-        "tokens": tokens_view, "train": train_view, "laws": laws_section, "measured": measured_section})
+        "tokens": tokens_section, "train": train_section, "laws": laws_section, "measured": measured_section},
+        t("lm.about"))
 
 
 main()

@@ -1,5 +1,5 @@
 """URL/widget schema of the language-model lab: the text and its tokenizer, the tiny GPT and its sampling, the
-published scaling laws' budget and requests, and the measured sweep."""
+published scaling laws' budget and requests, and the measured sweep shown."""
 from ui.schema import Param
 
 PAGE = "lm"  # widget keys, i18n keys and session keys of this page start with "lm."
@@ -28,4 +28,6 @@ SCHEMA = [
     Param("log_c", "float", 23.8, lo=15.0, hi=27.0, step=0.1),  # log10 of the training budget in FLOPs
     Param("fit", "choice", "epoch", choices=("rule20", "hoffmann", "epoch"), widget="segmented"),
     Param("log_served", "float", 13.0, lo=8.0, hi=16.0, step=0.5),  # log10 of tokens served over the model's life
+    # the measured laws: the bundled sweep, or the one this class runs here
+    Param("sweep", "choice", "bundled", choices=("bundled", "class")),
 ]

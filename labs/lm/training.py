@@ -7,8 +7,10 @@ from collections.abc import Callable
 import streamlit as st
 
 from labs.lm.schema import SCHEMA
+from labs.lm.text import synthetic_note, text_source
 from sim.core.live import Cursor, LiveSpec
 from sim.core.text import md
+from sim.language.grammar import grammar
 from sim.language.lm import (
     SYNTHETIC_CHARS,
     LMRun,
@@ -63,24 +65,20 @@ def _fmt(x: float | None, digits: int = 3) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
-def model_controls(state: PageState) -> None:
-    c = st.columns(4)
-    for col, name in zip(c, ("context", "layers", "heads", "width"), strict=True):
-        state.widget(name, container=col)
-    c = st.columns(3)
-    for col, name in zip(c, ("lr", "speed", "t_seed"), strict=True):
-        state.widget(name, container=col)
+MAIN = ("lr", "layers", "width", "context")  # beside the curves: what changes them most
 
 
-def sampling_controls(state: PageState) -> tuple[float, int, float]:
-    c = st.columns(3)
-    return tuple(state.widget(n, container=col, help=t(f"lm.{n}.help"))
-                 for col, n in zip(c, ("temperature", "top_k", "top_p"), strict=True))
+def more_controls(state: PageState) -> tuple[float, int, float]:
+    """Every other setting of the run (in the section's "More settings"); returns the sampling rules."""
+    for name in ("heads", "speed", "t_seed"):
+        state.widget(name)
+    return tuple(state.widget(n, help=t(f"lm.{n}.help")) for n in ("temperature", "top_k", "top_p"))
 
 
 def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, int, float]) -> Cursor | None:
-    """The run of these settings, trained live; samples of the model at the step shown."""
+    """The run of these settings, trained live; under its curves, samples of the model at the step shown."""
     spec = live_spec(v, text, floor)
+    view, under = st.container(), st.container()  # the samples go under the curves: those come first on screen
 
     def messages(cursor: Cursor) -> None:
         if cursor.stopped and cursor.error is None:
@@ -94,8 +92,10 @@ def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, i
             with cursor.model_near() as (_, run):  # the newest checkpoint shown: no replay
                 ss[key] = [generate(run.trainer, "", 60, *sampling, seed=1)]
             ss[f"{key}.at"], ss[f"{key}.when"] = None, time.monotonic()
-        for sample in ss.get(key, []):
-            st.markdown(t("lm.sample", text=md(sample, 120)))
+        # a fragment writes outside itself only into a container it wrote to on the page's last full run: always
+        with under:
+            for sample in ss.get(key, []) or [None]:
+                st.markdown(t("lm.sample", text=md(sample, 120)) if sample is not None else "")
 
     labels = frame_labels()
     show = live_plots.frames_view(spec, lambda f: drawn(f, labels), stopped="diverged")
@@ -103,8 +103,8 @@ def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, i
     def too_short(_: BaseException) -> None:
         st.error(t("lm.text_too_short_for_context", n=v["context"]))
 
-    return live_run.live_lab(spec, show, prefix="lm", bad_settings=too_short,
-                             messages=messages, n=v["speed"])
+    with view:
+        return live_run.live_lab(spec, show, prefix="lm", bad_settings=too_short, messages=messages, n=v["speed"])
 
 
 def prompt_view(cursor: Cursor, sampling: tuple[float, int, float]) -> None:
@@ -144,17 +144,29 @@ def per_token_view(cursor: Cursor) -> None:
                         key="lm.fig.token_next")
 
 
-def train_section(state: PageState, text: str | None, floor: float | None) -> None:
+def train_section(state: PageState) -> None:
+    """The live loss curves first, the main settings beside them; what the model predicts, below."""
+    figure, side = state.stage()
+    with side:
+        for name in MAIN:
+            state.widget(name, fold=False)
+        with state.more(side):
+            text, floor, problem = text_source(state)
+            if state.widget("tokenizer") == "bpe":
+                state.widget("vocab")
+            sampling = more_controls(state)
+    with figure:
+        if text is None:
+            problem()
+            return
+        cursor = live_panel(state.values, text, floor, sampling)
+        if cursor is None:
+            return
+        st.caption(t("lm.train_help"))
     st.markdown(t("lm.train_intro"))
-    with state.controls():
-        model_controls(state)
-        sampling = sampling_controls(state)
-    if text is None:
-        return
-    cursor = live_panel(state.values, text, floor, sampling)
-    if cursor is None:
-        return
-    st.caption(t("lm.train_help"))
+    synthetic_note(floor)
+    if floor is not None:
+        st.caption(t("lm.floor_note", lang=md(grammar(state.values["language"]).sample(60, 5))))
     st.subheader(t("lm.prompt_title"))
     prompt_view(cursor, sampling)
     st.subheader(t("lm.per_token_title"))

@@ -8,6 +8,7 @@ a second (benchmarks/lm.py).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -87,13 +88,23 @@ class BPE:
     def __len__(self) -> int:
         return N_BYTES + len(self.merges)
 
+    def stages(self, text: str) -> Iterator[np.ndarray]:
+        """The ids of text as its bytes, then after each merge in the order learned (the last: encode(text))."""
+        ids = np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int64)
+        yield ids
+        for pair, new_id in self.merges.items():
+            ids = merge(ids, pair, new_id)
+            yield ids
+
     def encode(self, text: str) -> list[int]:
         """The ids of text: its bytes, then every merge applied in the order it was learned (the same as minbpe's
         lowest-rank-first loop: a merge only creates pairs of later rank)."""
-        ids = np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int64)
-        for pair, new_id in self.merges.items():
-            ids = merge(ids, pair, new_id)
+        *_, ids = self.stages(text)
         return ids.tolist()
+
+    def lengths(self, text: str) -> list[int]:
+        """How many tokens text takes with the first k merges, for k = 0 (its UTF-8 bytes) … len(merges)."""
+        return [len(ids) for ids in self.stages(text)]
 
     def decode(self, ids) -> str:
         """The text of ids; bytes that are not whole UTF-8 characters show as "�" (errors="replace")."""

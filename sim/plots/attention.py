@@ -14,6 +14,7 @@ MASKED_COLOR = MASKED  # masked cells: a flat grey with a cross, never a colour 
 SEQUENTIAL = [[0.0, WHITE], [1.0, BLUE]]  # weights in [0, 1]: white (0) to blue (1)
 DIVERGING = [[0.0, ORANGE], [0.5, WHITE], [1.0, BLUE]]  # signed values: orange - white - blue
 CELL_PX = 18  # height of one matrix row on screen
+MAIN_CELL_PX, MAIN_HEIGHT = 40, (320, 460)  # the page's main stage: taller rows, within the first screen
 ANNOTATE_MAX_TOKENS = 8  # numbers are written in the cells of sequences up to this long
 # the pipeline's figures as the lab lays them out, a row of figures at a time
 PIPELINE_ROWS = (("x",), ("q", "k", "v"), ("raw", "scaled"), ("masked", "weights"), ("heads_out", "concat", "output"))
@@ -132,13 +133,13 @@ def bars_figure(names: Sequence[str], series_: dict[str, Sequence[float]], y_tit
 
 # ---------- live panels (canvas component) ----------
 def loss_panel(title: str, runs: Sequence[tuple[str, Sequence[int], Sequence[float], str]], labels: dict,
-               floor: float | None = None, y_max: float | None = None, width: int = 360) -> dict:
+               floor: float | None = None, y_max: float | None = None, width: int = 360, height: int = 240) -> dict:
     """The loss curves as a live xy panel; the floor (if any) dashed."""
     items = [series(steps, losses, color=colour, label=name) for name, steps, losses, colour in runs]
     last = max((s[-1] for _, s, _, _ in runs if len(s)), default=1)
     if floor:
         items.append(series([0, last], [floor, floor], color=GUIDE_COLOR, width=1.5, dash=True, label=labels["floor"]))
-    return xy_panel(title, items, x_label=labels["step"], y_label=labels["loss"], width=width, height=240,
+    return xy_panel(title, items, x_label=labels["step"], y_label=labels["loss"], width=width, height=height,
                     y_range=None if y_max is None else (0.0, y_max))
 
 
@@ -157,9 +158,10 @@ def _shape(*dims: int) -> str:
 
 
 def pipeline_figures(stages: dict[str, np.ndarray | None], tokens: Sequence[str], heads: Sequence[int], labels: dict,
-                     numbers: bool) -> dict[str, go.Figure]:
+                     numbers: bool, main: str | None = None) -> dict[str, go.Figure]:
     """One figure per stage of a sim.transformers.attention.Pipeline (its arrays()), for the chosen heads (indices);
-    numbers in the cells when asked for and the sequence has at most ANNOTATE_MAX_TOKENS tokens.
+    numbers in the cells when asked for and the sequence has at most ANNOTATE_MAX_TOKENS tokens. The stage `main`
+    (the page's main figure) gets taller rows, MAIN_HEIGHT px in all.
 
     labels: a title template per stage ("x", "q", "k", "v", "raw", "scaled", "masked", "weights", "heads_out",
     "concat", "output") with a {shape} field, plus "head" ("head {h}"), "masked_cell" (hover) and "row_sum".
@@ -192,6 +194,9 @@ def pipeline_figures(stages: dict[str, np.ndarray | None], tokens: Sequence[str]
     figs["heads_out"] = per_head("heads_out", dims, dh)
     figs["concat"] = whole("concat")
     figs["output"] = whole("output")
+    if main:
+        lo, hi = MAIN_HEIGHT
+        figs[main].update_layout(height=min(max(120 + MAIN_CELL_PX * T, lo), hi))
     return figs
 
 
@@ -237,14 +242,16 @@ def live_frame(kind: str, runs: Sequence, labels: dict) -> dict:
 
     if kind == "train":
         (run,) = runs
-        panels = [loss_panel(labels["plot.train_loss"], [(labels["plot.loss"], *run.curve, TRAIN_COLOR)], axes),
+        panels = [loss_panel(labels["plot.train_loss"], [(labels["plot.loss"], *run.curve, TRAIN_COLOR)], axes,
+                             width=400),
                   *attention_panels(run.maps, run.tokens, labels["plot.map"], run.causal)]
         caption = labels["live_caption"].format(step=run.steps, loss=loss_text(run.recent_loss))
         return {"epoch": run.steps, "caption": caption, "panels": panels}
     floor = runs[0].floor
     top = max([max(run.curve[1][:50], default=0.0) for run in runs] + [floor or 0.0, 0.1])
     panels = [loss_panel(name(run, short=False), [(labels["plot.loss"], *run.curve, colour)], axes, floor=floor,
-                         y_max=top, width=320) for run, colour in zip(runs, (TEST_COLOR, TRAIN_COLOR), strict=False)]
+                         y_max=top, width=360, height=250)
+              for run, colour in zip(runs, (TEST_COLOR, TRAIN_COLOR), strict=False)]
     for run in runs:
         panels += attention_panels(run.maps[:1], runs[0].tokens, f"{name(run)} · {labels['plot.map']}", run.causal,
                                    size=180)

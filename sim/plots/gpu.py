@@ -33,8 +33,8 @@ def _guide(fig: go.Figure, x: list[int], anchor: tuple[int, float], power: int, 
                              line=dict(color=GUIDE, dash="dot", width=1), hoverinfo="skip"))
 
 
-def log_log(fig: go.Figure, x_title: str, y_title: str, title: str) -> go.Figure:
-    compact_layout(fig, x_title, y_title, HEIGHT)
+def log_log(fig: go.Figure, x_title: str, y_title: str, title: str, height: int = HEIGHT) -> go.Figure:
+    compact_layout(fig, x_title, y_title, height)
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="SI")
     fig.update_layout(title=dict(text=title, font=dict(size=14), x=0, y=1, yref="container", yanchor="top",
@@ -42,9 +42,9 @@ def log_log(fig: go.Figure, x_title: str, y_title: str, title: str) -> go.Figure
     return fig
 
 
-def bytes_vs_n_figure(points: list[SweepPoint], labels: dict) -> go.Figure:
+def bytes_vs_n_figure(points: list[SweepPoint], labels: dict, height: int = HEIGHT) -> go.Figure:
     """HBM bytes of both algorithms against N (log-log): naive grows as N², tiled as N²/M·d² (∝ N² at fixed M
-    too, but hundreds of times lower), and the L2 model's HBM bytes below the two-level line."""
+    too, but hundreds of times lower), and the L2 model's HBM bytes below the two-level line; `height` px tall."""
     fig = go.Figure()
     x = [p.value for p in points]
     add_line(fig, x, [p.naive_hbm for p in points], labels["naive"], NAIVE)
@@ -55,7 +55,7 @@ def bytes_vs_n_figure(points: list[SweepPoint], labels: dict) -> go.Figure:
     add_line(fig, x, [p.tiled_l2 for p in points], labels["tiled_l2_traffic"], L2, symbol="square-open", mode="markers")
     _guide(fig, x, (x[-1], points[-1].naive_hbm), 2, labels["n2"])
     _guide(fig, x, (x[0], points[0].naive_hbm), 1, labels["n1"])
-    return log_log(fig, labels["x_n"], labels["y_bytes"], labels["title_n"])
+    return log_log(fig, labels["x_n"], labels["y_bytes"], labels["title_n"], height)
 
 
 def bytes_vs_sram_figure(points: list[SramPoint], naive_hbm: int, labels: dict) -> go.Figure:
@@ -75,8 +75,8 @@ def bytes_vs_sram_figure(points: list[SramPoint], naive_hbm: int, labels: dict) 
     return log_log(fig, labels["x_sram"], labels["y_bytes"], labels["title_sram"])
 
 
-def roofline_figure(spec: GpuSpec, points: dict[str, Roofline], labels: dict) -> go.Figure:
-    """Attainable FLOP/s against arithmetic intensity for one GPU, and where each pass sits on it."""
+def roofline_figure(spec: GpuSpec, points: dict[str, Roofline], labels: dict, height: int = HEIGHT) -> go.Figure:
+    """Attainable FLOP/s against arithmetic intensity for one GPU, and where each pass sits on it; `height` px tall."""
     lo = min([0.1, *(r.intensity / 3 for r in points.values())])
     hi = max([1e4, *(r.intensity * 3 for r in points.values())])
     xs = np.geomspace(lo, hi, 200)
@@ -92,4 +92,4 @@ def roofline_figure(spec: GpuSpec, points: dict[str, Roofline], labels: dict) ->
         fig.add_trace(go.Scatter(x=[r.intensity], y=[r.attainable_flops], mode="markers", name=labels[name],
                                  marker=dict(color=colors[algo], size=13, symbol="diamond" if level else "circle",
                                              line=dict(color=WHITE, width=1))))
-    return log_log(fig, labels["x_intensity"], labels["y_flops"], labels["title_roofline"])
+    return log_log(fig, labels["x_intensity"], labels["y_flops"], labels["title_roofline"], height)

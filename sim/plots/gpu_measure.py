@@ -34,8 +34,10 @@ def _named(labels: dict, impl: str, source: str) -> str:
     return f"{labels['impl'].get(impl, impl)} — {source}"
 
 
-def scaling_figures(runs: list[dict], simulated: list[dict], labels: dict) -> tuple[go.Figure, go.Figure]:
-    """Measured time against N, and measured peak memory against N next to the simulator's HBM bytes (log-log)."""
+def scaling_figures(runs: list[dict], simulated: list[dict], labels: dict,
+                    height: int = HEIGHT) -> tuple[go.Figure, go.Figure]:
+    """Measured time against N, and measured peak memory against N next to the simulator's HBM bytes (log-log),
+    `height` px tall."""
     time_fig, memory_fig = go.Figure(), go.Figure()
     for (impl, source), points in _series(runs, "time_ms").items():
         add_line(time_fig, *zip(*points, strict=True), _named(labels, impl, source), COLOURS.get(impl, PAPER))
@@ -47,8 +49,8 @@ def scaling_figures(runs: list[dict], simulated: list[dict], labels: dict) -> tu
         name = labels["sim_hbm"].format(algo=labels["impl"].get(algo, algo))
         add_line(memory_fig, *zip(*points, strict=True), f"{name} — {source}", COLOURS.get(algo, PAPER), "dash",
                  "diamond")
-    return (log_log(time_fig, labels["x_n"], labels["y_time"], labels["title_time"]),
-            log_log(memory_fig, labels["x_n"], labels["y_bytes"], labels["title_memory"]))
+    return (log_log(time_fig, labels["x_n"], labels["y_time"], labels["title_time"], height),
+            log_log(memory_fig, labels["x_n"], labels["y_bytes"], labels["title_memory"], height))
 
 
 def _counters_label(source: str) -> str:
@@ -87,7 +89,9 @@ def traffic_figure(traffic: list[dict], labels: dict) -> go.Figure:
                              marker=dict(color=s["colour"], pattern_shape=s["pattern"])))
     compact_layout(fig, "", labels["y_bytes"], HEIGHT + 80)
     fig.update_yaxes(type="log", exponentformat="SI")
-    fig.update_layout(title=dict(text=labels["title_traffic"], font=dict(size=14)), margin=dict(t=110),
+    # the title at the top, the legend under it: its long source labels take a row each in a narrow column
+    fig.update_layout(title=dict(text=labels["title_traffic"], font=dict(size=14), x=0, y=1, yref="container",
+                                 yanchor="top", pad=dict(t=8, l=8)), margin=dict(t=44 + 19 * len(series)),
                       barmode="group")
     return fig
 

@@ -13,6 +13,7 @@ import altair as alt
 import numpy as np
 import plotly.graph_objects as go
 
+from sim.language.tokenizer import N_BYTES
 from sim.plots.attention import loss_panel
 from sim.plots.curves import GUIDE_COLOR, TEST_COLOR, TRAIN_COLOR, compact_layout
 from sim.plots.palette import BLUE, CLASSES, GREEN, INK, NEUTRAL, ORANGE, PURPLE, RED, tint
@@ -21,6 +22,9 @@ from sim.plots.panels import series, xy_panel
 TOKEN_PARAM = "token"  # the per-token loss chart's point selection
 BRUSH_PARAM = "brush"  # the IsoFLOP chart's interval selection
 TOKEN_TINTS = tuple(tint(c, 0.35) for c in CLASSES)
+# the live panels (px): the lab's main figure, the loss one first; as tall as the first screen allows, and both the
+# same size, so that on a phone (scaled to its width) the loss panel stays the largest figure of the page
+PANEL = (600, 300)
 
 
 # ---------- the live view ----------
@@ -32,14 +36,15 @@ def live_frame(view: dict, labels: dict) -> dict:
     """
     floor = view["floor"]
     loss = loss_panel(labels["loss_title"], [(labels["train"], *view["train"], TRAIN_COLOR),
-                                             (labels["val"], *view["val"], TEST_COLOR)], labels, floor=floor)
+                                             (labels["val"], *view["val"], TEST_COLOR)], labels, floor=floor,
+                      width=PANEL[0], height=PANEL[1])
     steps, vals = view["val"]
     items = [series(steps, [math.exp(min(v, 50.0)) for v in vals], color=TEST_COLOR, label=labels["val"])]
     if floor:
         items.append(series([0, max(steps, default=1)], [math.exp(floor)] * 2, color=GUIDE_COLOR, width=1.5,
                             dash=True, label=labels["floor"]))
-    ppl = xy_panel(labels["ppl_title"], items, x_label=labels["step"], y_label=labels["ppl"], width=360, height=240,
-                   log_y=True)
+    ppl = xy_panel(labels["ppl_title"], items, x_label=labels["step"], y_label=labels["ppl"], width=PANEL[0],
+                   height=PANEL[1], log_y=True)
     return {"epoch": view["steps"], "caption": view["caption"], "panels": [loss, ppl]}
 
 
@@ -62,6 +67,26 @@ def token_html(pieces: Sequence[str], losses: Sequence[float | None] | None = No
     return '<div style="word-break:break-all">' + "".join(spans) + "</div>"
 
 
+def compression_figure(lengths: Sequence[int], n_chars: int, kind: str, merges: int, labels: dict) -> go.Figure:
+    """Tokens per character of a text against the vocabulary size: a byte-level BPE one merge at a time (lengths[k]:
+    the text's tokens after k merges, from its 256 UTF-8 bytes), beside one token per character (a line at 1); the
+    tokenizer shown now (kind "char", or "bpe" with `merges` merges applied) in red.
+
+    labels: "vocab", "per_char", "bpe", "char", "now"."""
+    x = [N_BYTES + k for k in range(len(lengths))]
+    y = [n / n_chars for n in lengths]
+    chars = kind == "char"
+    fig = go.Figure(go.Scatter(x=x, y=y, mode="lines", name=labels["bpe"], line=dict(color=BLUE, width=3)))
+    fig.add_trace(go.Scatter(x=[x[0], x[-1]], y=[1.0, 1.0], mode="lines", name=labels["char"],
+                             line=dict(color=RED if chars else ORANGE, width=4 if chars else 2,
+                                       dash=None if chars else "dash")))
+    if not chars:
+        fig.add_trace(go.Scatter(x=[x[merges]], y=[y[merges]], mode="markers", name=labels["now"],
+                                 marker=dict(size=18, color=RED, symbol="star", line=dict(color=INK, width=1))))
+    fig.update_yaxes(rangemode="tozero")
+    return compact_layout(fig, labels["vocab"], labels["per_char"], height=360)
+
+
 # ---------- Altair: per-token loss → next-token distribution ----------
 def shown(piece: str) -> str:
     """A token as an axis label: spaces and line breaks made visible."""
@@ -79,7 +104,7 @@ def token_loss_chart(pieces: Sequence[str], losses: Sequence[float | None], labe
         y=alt.Y("loss:Q", title=labels["loss"]),
         color=alt.condition("datum.chosen", alt.value(ORANGE), alt.value(BLUE)),
         tooltip=[alt.Tooltip("token:N", title=labels["token"]), alt.Tooltip("loss:Q", format=".3f")],
-    ).add_params(pick).properties(height=220)
+    ).add_params(pick).properties(height=120)
 
 
 def distribution_chart(top: Sequence[tuple[str, float]], labels: dict) -> alt.Chart:
@@ -92,7 +117,7 @@ def distribution_chart(top: Sequence[tuple[str, float]], labels: dict) -> alt.Ch
         x=alt.X("p:Q", title=labels["prob"], scale=alt.Scale(domain=[0, 1])),
         y=alt.Y("token:N", sort=None, title=labels["next"]),
         tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", format=".3f")],
-    ).properties(height=max(120, 22 * len(rows)))
+    ).properties(height=max(72, 12 * len(rows)))
 
 
 def _selection(event, name: str):
