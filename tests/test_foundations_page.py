@@ -170,3 +170,14 @@ def test_fuzz_every_widget():
             fuzz_widget(w, rng, choices)
             at.run()
             assert not at.exception, (section, i, w.key, at.exception)
+
+
+@pytest.mark.parametrize("ids", ["0", "none", ""])
+def test_a_lookup_link_with_id_0_or_no_id_opens(ids):
+    """`?section=lookup&lk_ids=0` (the one id 0) shows its lookup; an empty list gets the URL's usual message."""
+    at = open_lab(P, "en", section="lookup", lk_ids=ids)
+    assert not at.exception
+    if ids == "0":
+        assert at.session_state["_vals.fnd"]["lk_ids"] == (0,) and not at.warning
+    else:
+        assert any("lk_ids" in w.value or EN["fnd.lk_ids"] in w.value for w in at.warning)

@@ -103,3 +103,12 @@ def test_the_presenter_view_keeps_a_few_main_controls_beside_the_figure(file, qu
             and el.key.startswith(prefix) and getattr(el, "type", "") in WIDGETS}
     assert len(main) <= MAIN_MAX, f"the presenter view keeps {sorted(main)} on view: the rest belongs behind the button"
     assert FIGURES & {getattr(el, "type", "?") for el, folded in leaves(figure) if not folded}
+
+
+@pytest.mark.parametrize("file,query", pages(), ids=IDS)
+def test_every_typed_text_has_a_limit(file, query):
+    """No text box takes more than its use needs (a pasted megabyte in a box for one sentence held the server's
+    memory): every text input and area of every section has max_chars."""
+    at = shared_lab(file, "en", **query)
+    boxes = [*at.text_input, *at.text_area]
+    assert all(b.max_chars for b in boxes), [b.key for b in boxes if not b.max_chars]

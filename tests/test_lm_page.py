@@ -134,3 +134,46 @@ def test_the_articles_two_plans_beside_the_inference_law():
     assert list(df[EN["lm.plans.col.per_token"]]) == ["1.4e+10", "2.8e+10"]
     assert list(df[EN["lm.plans.col.loss"]]) == ["2.020", "2.014"]
     assert EN["lm.plans.match"].split("{")[0] in texts(at) and not at.error
+
+
+def test_the_tokens_figure_marks_the_merges_applied():
+    """The tokens section's figure: BPE's curve from the 256 bytes to the vocabulary set, the star at the merges
+    the coloured text applies (from the URL), and the metrics below it count the same tokens."""
+    import json
+
+    at = lm_page(section="tokens", tokenizer="bpe", vocab="320", shown="10")
+    (chart,) = [c for c in at.get("plotly_chart") if "lm.fig.compression" in c.proto.id]
+    curve, _, star = json.loads(chart.proto.spec)["data"]
+    assert curve["x"][0] == 256 and curve["x"][-1] == 320 and star["x"] == [266]
+    m = metrics(at)
+    assert abs(star["y"][0] - int(m[EN["lm.m.tokens"]]) / int(m[EN["lm.m.chars"]])) < 1e-9
+
+
+def test_the_class_sweep_is_one_choice_away():
+    """The measured section shows the bundled sweep; choosing the class's shows its language and Run button, and
+    says that no sweep has run yet instead of a figure."""
+    at = lm_page(section="measured")
+    assert at.selectbox(key="lm.sweep").value == "bundled" and at.get("vega_lite_chart")
+    at.selectbox(key="lm.sweep").set_value("class").run()
+    assert not at.exception and at.query_params["sweep"] == "class"
+    assert any(b.key == "lm.run_sweep" for b in at.button)
+    assert EN["lm.class_sweep_none"].split("{")[0] in texts(at)
+
+
+def test_the_class_sweep_runs_once_per_process_whatever_the_tabs(monkeypatch):
+    """Two tabs pressing Run (one after the other, or at once: a lock) run one sweep, which both show; a language
+    not swept yet is run on its own press."""
+    from labs.lm import laws
+
+    laws.class_sweeps.clear()
+    monkeypatch.setattr(laws, "LIVE_BUDGETS", (3e6,))
+    monkeypatch.setattr(laws, "LIVE_WIDTHS", (4, 8))
+    calls = []
+    real = laws.sweep
+    monkeypatch.setattr(laws, "sweep", lambda task, *a, **k: calls.append(task) or real(task, *a, **k))
+    tabs = [lm_page(section="measured", sweep="class", language="en") for _ in range(2)]
+    for at in tabs:
+        at.button(key="lm.run_sweep").click().run()
+        assert not at.exception and EN["lm.class_sweep_none"].split("{")[0] not in texts(at)
+    assert len(calls) == 1 and len(laws.class_sweeps()["en"]["runs"]) == 2
+    laws.class_sweeps.clear()

@@ -72,3 +72,21 @@ def test_text_is_kept_as_typed_up_to_its_length():
     with pytest.raises(ValueError):
         parse_value(p, "abcdef")
     assert check_value(p, "余弦") == "余弦"
+
+
+def test_a_list_of_ids_may_hold_just_id_0_and_may_not_be_empty():
+    """The embedding lookup's ids (0 is an id): `lk_ids=0` is the one id 0, not an empty list; an empty list, where the
+    parameter needs an item, is refused (the page then says so and keeps its default), as are the hidden layers'
+    "0" and "none" still read as no hidden layer."""
+    from labs.classification.schema import SCHEMA as CLS
+    from labs.foundations.schema import SCHEMA as FND
+
+    ids = next(p for p in FND if p.name == "lk_ids")
+    assert parse_value(ids, "0") == (0,) and parse_value(ids, "0,3") == (0, 3)
+    for raw in ("", "none"):
+        with pytest.raises(ValueError):
+            parse_value(ids, raw)
+    values, rejected = read_query(FND, {"lk_ids": "none"})
+    assert values["lk_ids"] == ids.default and rejected == [("lk_ids", "none")]
+    hidden = next(p for p in CLS if p.name == "hidden")
+    assert parse_value(hidden, "0") == parse_value(hidden, "none") == () and parse_value(hidden, "3") == (3,)

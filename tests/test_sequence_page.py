@@ -225,3 +225,14 @@ def test_fuzz_chinese_pages_from_the_url(section):
     for _ in range(2):
         at = page("zh", **random_query(rng, section))
         assert not at.exception and at.title[0].value == ZH["seq.title"]
+
+
+def test_the_blank_boxs_refusal_names_only_the_characters_at_fault():
+    """The blank's own "_" is asked for, so it is never listed as a character the text lacks; an invisible character
+    typed (a right-to-left override) is named by its code point, not echoed to reverse the rest of the line."""
+    at = open_lab(PAGE, "en", section="encdec")
+    box = next(b for b in at.text_input if b.key == "seq.ed.blank.en")
+    box.set_value("the c\u202eat s_t on €").run()
+    said = next(w.value for w in at.warning if EN["seq.ed.bad_chars"].split(":")[0] in w.value)
+    listed = said.split(":")[1].split(".")[0]
+    assert "_" not in listed and "€" in listed and "U+202E" in listed and "\u202e" not in said

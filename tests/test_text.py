@@ -71,6 +71,20 @@ def test_markup_passes_and_only_markup_plus_markup_stays_markup():
     assert plain("x" * 50, 40) == "x" * 40 + "…"
 
 
+def test_invisible_characters_are_written_as_their_code_points():
+    """Every control (white space aside) and format character, as Unicode's own tables classify them, is shown as its
+    code point: a right-to-left override in a typed text cannot reverse the line it is echoed in."""
+    import sys
+    import unicodedata
+
+    hidden = [chr(c) for c in range(sys.maxunicode + 1)
+              if unicodedata.category(chr(c)) in ("Cc", "Cf") and not chr(c).isspace()]
+    shown = one_line("".join(hidden), limit=None)
+    assert shown == "".join(f"[U+{ord(c):04X}]" for c in hidden)
+    assert plain("ab\u202ecd") == "ab\\[U+202E\\]cd" and "\u202e" not in md("x\u202ey")
+    assert one_line("猫\t追 狗 1,024") == "猫 追 狗 1,024"  # visible text and white space as before
+
+
 def test_long_text_is_cut_with_an_ellipsis():
     assert one_line("a" * 500, 40) == "a" * 40 + "…"
     assert md("x" * 10_000) == "` " + "x" * 200 + "… `"
@@ -125,6 +139,7 @@ RAW_HTML_SITES = {
                                               "starting <div>: an HTML block, which Markdown leaves alone",
     ("labs/lm/training.py", "unsafe_allow_html"): "sim.plots.lm.token_html, as above",
     ("ui/present.py", "st.html("): "CSS, a constant",
+    ("ui/layout.py", "st.html("): "CSS, a constant",
     ("ui/live_plots.js", "innerHTML"): "constant styles and empty boxes; the texts go in as textContent",
     ("labs/classification/live_view.js", "innerHTML"): "constant styles and empty boxes; the texts go in as "
                                                        "textContent",

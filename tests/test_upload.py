@@ -196,3 +196,17 @@ def test_hundreds_of_thousands_of_columns_give_a_short_message() -> None:
         message = catalogue(lang)["upload.too_many_columns"].format(columns=", ".join(error.params["columns"]),
                                                                     extra=error.params["extra"])
         assert len(message) < 200 and "249998" in message
+
+
+def test_the_file_widget_the_check_and_the_texts_have_one_limit():
+    """Streamlit's file widget counts max_upload_size in megabytes of 10⁶ bytes (outside Windows), the check here in
+    bytes, the texts in MB: a file the widget lets through is one the check takes, and the texts name that limit."""
+    from sim.core.upload import MB
+    from sim.language.lm import MAX_UPLOAD_BYTES
+
+    assert MAX_BYTES % MB == 0 and MAX_UPLOAD_BYTES == MAX_BYTES  # the widget's whole megabytes are the limit
+    with pytest.raises(UploadError) as e:
+        parse_points_csv(b"x" * (MAX_BYTES + 1), problem="classification")
+    assert e.value.code == "too_large"
+    for key in ("cls.upload_help", "reg.upload_help", "lm.upload_help"):
+        assert f"{MAX_BYTES // MB} MB" in catalogue("en")[key], key

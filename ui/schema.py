@@ -18,6 +18,7 @@ class Param:
     hi: float | None = None
     choices: tuple = ()  # allowed values for "choice" and "multi"
     max_len: int | None = None  # longest list for "ints", most characters for "text"
+    min_len: int = 0  # shortest list for "ints"
     step: float | None = None  # slider step for int / float
     widget: str | None = None  # a non-default widget: "segmented" for a choice shown as buttons
 
@@ -72,8 +73,11 @@ def parse_value(p: Param, raw: str) -> Any:
             raise ValueError(raw[:40])
         return raw
     if p.kind == "ints":
-        items = [] if raw in ("", "0", "none") else [_parse_number(s, True) for s in raw.split(",")]
-        if len(items) > p.max_len or any(not p.lo <= v <= p.hi for v in items):
+        # "none" (and "", and "0" where 0 cannot be an item: no hidden layers) is the empty list; where it can, "0"
+        # is the list holding 0 (the embedding lookup's one id 0)
+        empty = ("", "none") if p.lo <= 0 else ("", "0", "none")
+        items = [] if raw in empty else [_parse_number(s, True) for s in raw.split(",")]
+        if not p.min_len <= len(items) <= p.max_len or any(not p.lo <= v <= p.hi for v in items):
             raise ValueError(raw)
         return tuple(items)
     raise ValueError(f"unknown kind {p.kind}")

@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from sim.core.upload import MAX_BYTES, UploadError
+from sim.core.upload import MAX_BYTES, MB, UploadError
 from ui.i18n import t, t_md
 
 ss = st.session_state
@@ -27,7 +27,7 @@ def upload_box(prefix: str, parse: Callable[[bytes], object], used: Callable[[ob
     with st.expander(t(f"{prefix}.upload")):
         st.caption(t(f"{prefix}.upload_help"))
         file = st.file_uploader(t(f"{prefix}.upload_file"), type=["csv", "txt"], key=f"{prefix}.file",
-                                max_upload_size=MAX_BYTES // 2**20)
+                                max_upload_size=MAX_BYTES // MB)
         tag = file and (file.file_id, context)
         if file is not None and ss.get(f"{prefix}.upload_tag") != tag:
             ss[f"{prefix}.upload_tag"] = tag

@@ -83,7 +83,8 @@ def pose_panel(state: PageState) -> None:
             pose(f"room.q.{q.id}", [f"room.q.{q.id}.{o}" for o in q.options])
     with right.container(border=True):
         text = st.text_input(t("room.own_text"), key="room.own_q", max_chars=cr.MAX_TEXT)
-        opts = st.text_area(t("room.own_options"), key="room.own_opts", height=110)
+        opts = st.text_area(t("room.own_options"), key="room.own_opts", height=110,
+                            max_chars=cr.MAX_OPTIONS * (cr.MAX_TEXT + 1))  # an option a line
         if st.button(t("room.pose"), key="room.pose_own", icon=":material/edit:"):
             pose(text, opts.splitlines())
 

@@ -19,11 +19,9 @@ def ids_input(state: PageState) -> tuple[int, ...]:
     param, key = state.params["lk_ids"], state.key("lk_ids")
     if key not in ss:
         ss[key] = ", ".join(map(str, state.values["lk_ids"]))
-    text = st.text_input(t(key), key=key)
+    text = st.text_input(t(key), key=key, max_chars=8 * param.max_len)  # ids of up to 6 digits, ", " between
     try:
-        ids = parse_value(param, text.replace(" ", "").replace("，", ",").strip(",[]"))
-        if not ids:
-            raise ValueError(text)
+        ids = parse_value(param, text.replace(" ", "").replace("，", ",").strip(",[]"))  # at least one (min_len)
     except (ValueError, OverflowError):
         st.error(t("fnd.lk.bad_ids", text=md(text[:60]), n=MAX_IDS, hi=param.hi,
                    kept=", ".join(map(str, state.values["lk_ids"]))), icon=":material/error:")

@@ -62,7 +62,7 @@ SCHEMA = [
     Param("rag_q", "text", "", max_len=RAG_MAX_QUERY),
     Param("rag_k", "int", 3, lo=1, hi=5, step=1),
     # the embedding lookup: the notes' ids [4, 18, 7] in a V × d table
-    Param("lk_ids", "ints", (4, 18, 7), lo=0, hi=LOOKUP_VOCAB - 1, max_len=LOOKUP_IDS),
+    Param("lk_ids", "ints", (4, 18, 7), lo=0, hi=LOOKUP_VOCAB - 1, max_len=LOOKUP_IDS, min_len=1),
     Param("lk_vocab", "int", 20, lo=2, hi=LOOKUP_VOCAB, step=1),
     Param("lk_dim", "int", 4, lo=1, hi=LOOKUP_DIM, step=1),
     Param("lk_seed", "int", 0, lo=0, hi=999_999, step=1),

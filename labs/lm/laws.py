@@ -2,6 +2,7 @@
 measured here (bundled, and a smaller one a class runs live) with its IsoFLOP curves and fitted loss surface."""
 import json
 import math
+import threading
 
 import numpy as np
 import pandas as pd
@@ -41,8 +42,6 @@ from ui.course import course_note
 from ui.i18n import t
 from ui.urlstate import PageState
 
-ss = st.session_state
-
 
 def _e(x: float) -> str:
     return f"{x:.3g}"
@@ -50,10 +49,13 @@ def _e(x: float) -> str:
 
 # ---------- published ----------
 def laws_section(state: PageState) -> None:
-    st.markdown(t("lm.laws_intro"))
-    log_c = state.widget("log_c", help=t("lm.log_c.help"))
-    C = 10 ** log_c
-    st.markdown(t("lm.budget", c=_e(C)))
+    """The fits' compute-optimal N and D for a budget (the figure, the budget beside it), then the table, the course
+    texts' figures and the inference-aware law below."""
+    figure, side = state.stage()
+    with side:
+        log_c = state.widget("log_c", help=t("lm.log_c.help"), fold=False)
+        C = 10 ** log_c
+        st.markdown(t("lm.budget", c=_e(C)))
     rows, current = [], {}
     for fit in RULES:
         N, D = compute_optimal(C, fit)
@@ -65,24 +67,19 @@ def laws_section(state: PageState) -> None:
     current["article"] = (art["N"], art["D"])
     rows.append({t("lm.col.fit"): t("lm.fit.article"), "N": _e(art["N"]), "D": _e(art["D"]), "D/N": "20.0",
                  "6ND": _e(art["spent"]), t("lm.col.loss"): "–"})
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
-    st.warning(t("lm.article_explain", n=_e(art["N"]), d=_e(art["D"]), spent=_e(art["spent"]),
-                 n120=_e(current["rule20"][0]), d_kept=_e(art["D_if_budget_kept"])), icon=":material/calculate:")
     Cs = np.logspace(18, 27, 60)
     frontiers = {fit: tuple(np.array([compute_optimal(c, fit)[i] for c in Cs]) for i in (0, 1)) for fit in RULES}
     names = {k: t(f"lm.fit.{k}") for k in (*RULES, "article")}
     labels = {"N": t("lm.axis.N"), "D": t("lm.axis.D"), "models": t("lm.models")}
-    charts.plotly_chart(st, laws_figure(frontiers, current, MODELS, names, labels), key="lm.fig.laws")
-    st.caption(t("lm.laws_help"))
+    with figure:
+        charts.plotly_chart(st, laws_figure(frontiers, current, MODELS, names, labels), key="lm.fig.laws")
+        st.caption(t("lm.laws_help"))
+    st.markdown(t("lm.laws_intro"))
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.warning(t("lm.article_explain", n=_e(art["N"]), d=_e(art["D"]), spent=_e(art["spent"]),
+                 n120=_e(current["rule20"][0]), d_kept=_e(art["D_if_budget_kept"])), icon=":material/calculate:")
     course_notes()
     inference_view(state, C)
-    st.subheader(t("lm.kaplan_title"))
-    N = np.logspace(6, 12, 80)
-    f = FITS["hoffmann"]
-    charts.plotly_chart(st, kaplan_figure(N, kaplan_loss(N), f.loss(N, 20 * N), {
-        "N": t("lm.axis.N"), "loss": t("lm.axis.loss"), "kaplan": t("lm.kaplan"), "chinchilla": t("lm.hoffmann20")}),
-        key="lm.fig.kaplan")
-    st.caption(t("lm.kaplan_help"))
 
 
 def course_notes() -> None:
@@ -111,13 +108,27 @@ def inference_view(state: PageState, C: float) -> None:
     N = np.logspace(math.log10(r["N_chinchilla"]) - 2.5, math.log10(r["N_chinchilla"]) + 0.7, 200)
     D = f.tokens_for(N, r["loss"])
     N, D = N[np.isfinite(D)], D[np.isfinite(D)]
-    charts.plotly_chart(st, inference_figure(N, training_flops(N, D), serving_flops(N, served), r["N"],
-                                             r["N_chinchilla"], {
+    left, right = st.columns(2, gap="medium")  # each smaller than the laws figure above
+    charts.plotly_chart(left, inference_figure(N, training_flops(N, D), serving_flops(N, served), r["N"],
+                                               r["N_chinchilla"], {
         "N": t("lm.axis.N"), "flops": t("lm.axis.flops"), "train": t("lm.cost.train"), "serve": t("lm.cost.serve"),
         "total": t("lm.cost.total"), "best": t("lm.cost.best"), "chinchilla": t("lm.cost.chinchilla")}),
         key="lm.fig.inference")
-    st.caption(t("lm.inference_help", loss=f"{r['loss']:.3f}"))
+    left.caption(t("lm.inference_help", loss=f"{r['loss']:.3f}"))
+    with right:
+        kaplan_view()
     plans_view(fit, served)
+
+
+def kaplan_view() -> None:
+    """Kaplan's L(N) beside Chinchilla's at 20 tokens per parameter."""
+    st.subheader(t("lm.kaplan_title"))
+    N = np.logspace(6, 12, 80)
+    f = FITS["hoffmann"]
+    charts.plotly_chart(st, kaplan_figure(N, kaplan_loss(N), f.loss(N, 20 * N), {
+        "N": t("lm.axis.N"), "loss": t("lm.axis.loss"), "kaplan": t("lm.kaplan"), "chinchilla": t("lm.hoffmann20")}),
+        key="lm.fig.kaplan")
+    st.caption(t("lm.kaplan_help"))
 
 
 # ---------- measured ----------
@@ -141,83 +152,111 @@ def cached_fit(points: tuple[tuple[float, float, float], ...], E: float | None =
         return None
 
 
-def sweep_views(sweep_: dict, key: str) -> None:
-    """IsoFLOP curves (brush runs to highlight their loss curves), the fitted surface and the optimal frontier."""
+def sweep_views(sweep_: dict, key: str, figure) -> None:
+    """The IsoFLOP curves in `figure` (brush runs to highlight their loss curves); below, the loss curves, the fitted
+    surface and the optimal frontier."""
     runs = [r for r in sweep_["runs"] if math.isfinite(r["loss"])]
     if len(runs) < 3:
-        st.info(t("lm.sweep_too_small"))
+        figure.info(t("lm.sweep_too_small"))
         return
     budgets = sorted({r["budget"] for r in runs})
     frontier = isoflop_frontier(runs)  # by budget: a budget with too few finite runs has no minimum
     labels = {"N": t("lm.axis.N"), "D": t("lm.axis.tokens"), "loss": t("lm.axis.val_loss"),
               "budget": t("lm.axis.budget")}
-    left, right = st.columns(2)
-    event = charts.altair_chart(left, isoflop_chart(runs, labels, list(frontier.values())), on_select="rerun",
+    event = charts.altair_chart(figure, isoflop_chart(runs, labels, list(frontier.values())), on_select="rerun",
                                 key=f"{key}.isoflop")
-    left.caption(t("lm.isoflop_help"))
+    figure.caption(t("lm.isoflop_help"))
+    left, right = st.columns(2, gap="medium")  # below the stage: each smaller than the IsoFLOP curves
     chosen = selected_runs(event, runs)
-    charts.altair_chart(right, curves_chart(runs, chosen, labels), key=f"{key}.curves")
-    right.caption(t("lm.curves_help", n=len(chosen)) if chosen else t("lm.curves_help_all"))
+    charts.altair_chart(left, curves_chart(runs, chosen, labels), key=f"{key}.curves")
+    left.caption(t("lm.curves_help", n=len(chosen)) if chosen else t("lm.curves_help_all"))
     with st.spinner(t("lm.fitting")):
         points = sweep_points(runs)
         fit = cached_fit(tuple(points))
     floor, lowest = sweep_["floor_per_token"], min(r["loss"] for r in runs)
-    c = st.columns(5)
+    c = right.columns(2) + right.columns(3)
     c[0].metric(t("lm.m.true_entropy"), f"{floor:.3f}")
     c[1].metric(t("lm.m.lowest"), f"{lowest:.3f}", delta=f"{lowest / floor - 1:+.0%}", delta_color="off")
     if fit is None:
-        st.info(t("lm.fit_failed"))
+        right.info(t("lm.fit_failed"))
         return
     c[2].metric(t("lm.m.fitted_e"), f"{fit.E:.3f}", delta=f"{fit.E / floor - 1:+.0%}", delta_color="off")
     c[3].metric("α", f"{fit.alpha:.2f}")
     c[4].metric("β", f"{fit.beta:.2f}")
-    st.caption(t("lm.fit_help", a=f"{fit.A:.3g}", b=f"{fit.B:.3g}", n=len(points), steps=MIN_FIT_STEPS))
+    right.caption(t("lm.fit_help", a=f"{fit.A:.3g}", b=f"{fit.B:.3g}", n=len(points), steps=MIN_FIT_STEPS))
     if fit.E < 0.5 * floor:
-        st.warning(t("lm.fit_e_low", e=f"{fit.E:.3f}", floor=f"{floor:.3f}"), icon=":material/info:")
+        right.warning(t("lm.fit_e_low", e=f"{fit.E:.3f}", floor=f"{floor:.3f}"), icon=":material/info:")
     held = cached_fit(tuple(points), floor)  # the same law with E held at the known entropy
     if held is not None:
         diff = max(abs(compute_optimal(C, held)[0] / compute_optimal(C, fit)[0] - 1) for C in budgets)
-        st.caption(t("lm.fit_held", floor=f"{floor:.3f}", alpha=f"{held.alpha:.2f}", beta=f"{held.beta:.2f}",
-                     held=f"{held.rms_log_error(points):.3f}", free=f"{fit.rms_log_error(points):.3f}",
-                     diff=f"{diff:.0%}"))
+        right.caption(t("lm.fit_held", floor=f"{floor:.3f}", alpha=f"{held.alpha:.2f}", beta=f"{held.beta:.2f}",
+                        held=f"{held.rms_log_error(points):.3f}", free=f"{fit.rms_log_error(points):.3f}",
+                        diff=f"{diff:.0%}"))
     rows = [{t("lm.axis.budget"): _e(C), t("lm.col.isoflop_n"): f"{m[0]:,.0f}",
              t("lm.col.fit_n"): f"{compute_optimal(C, fit)[0]:,.0f}",
              t("lm.col.fit_d_n"): f"{compute_optimal(C, fit)[1] / compute_optimal(C, fit)[0]:.1f}",
              **({t("lm.col.held_n"): f"{compute_optimal(C, held)[0]:,.0f}"} if held else {})}
             for C, m in frontier.items()]
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
-    st.caption(t("lm.frontier_help"))
+    right.dataframe(pd.DataFrame(rows), hide_index=True)
+    right.caption(t("lm.frontier_help"))
 
 
 def measured_section(state: PageState) -> None:
+    """The chosen sweep's IsoFLOP curves: the bundled one, or the one this class runs here (beside: its language and
+    the button that runs it)."""
+    figure, side = state.stage()
+    with side:
+        which = state.widget("sweep", fold=False)
+        if which == "class":
+            lang = state.widget("language", fold=False)
+            st.caption(t("lm.live_sweep_help", runs=len(LIVE_BUDGETS) * len(LIVE_WIDTHS)))
+            run = st.button(t("lm.run_sweep"), icon=":material/science:", key="lm.run_sweep")
+    shown, key = None, "lm.bundled"
+    with figure:
+        if which == "bundled":
+            sweeps = bundled_sweeps()
+            if sweeps:
+                shown = sweeps[0]
+                side.caption(t("lm.bundled_label", machine=shown["machine"], date=shown["date"],
+                               runs=len(shown["runs"]), seconds=f"{shown['seconds']:.0f}",
+                               lang=t(f"lm.language.{shown['language']}")))
+            else:
+                st.info(t("lm.no_bundled"))
+        else:
+            if run:
+                run_live_sweep(lang)
+            shown, key = class_sweeps().get(lang), "lm.live"
+            if shown is None:
+                st.info(t("lm.class_sweep_none", button=t("lm.run_sweep")), icon=":material/science:")
     st.markdown(t("lm.measured_intro"))
-    sweeps = bundled_sweeps()
-    if sweeps:
-        s = sweeps[0]
-        st.subheader(t("lm.bundled_title"))
-        st.caption(t("lm.bundled_label", machine=s["machine"], date=s["date"], runs=len(s["runs"]),
-                     seconds=f"{s['seconds']:.0f}", lang=t(f"lm.language.{s['language']}")))
-        sweep_views(s, "lm.bundled")
-    else:
-        st.info(t("lm.no_bundled"))
-    st.subheader(t("lm.live_sweep_title"))
-    lang = state.widget("language")
-    st.caption(t("lm.live_sweep_help", runs=len(LIVE_BUDGETS) * len(LIVE_WIDTHS)))
-    if st.button(t("lm.run_sweep"), icon=":material/science:", key="lm.run_sweep"):
-        run_live_sweep(lang)
-    done = ss.get("lm.live_sweep")
-    if done and done["language"] == lang:
-        sweep_views(done, "lm.live")
+    if shown is not None:
+        sweep_views(shown, key, figure)
+
+
+@st.cache_resource(show_spinner=False)
+def class_sweeps() -> dict[str, dict]:
+    """The class's sweep per language, run once per app process and shown to every session (a tab pressing Run while
+    another's sweep runs waits for it: sweep_lock)."""
+    return {}
+
+
+@st.cache_resource(show_spinner=False)
+def sweep_lock() -> threading.Lock:
+    return threading.Lock()
 
 
 def run_live_sweep(lang: str) -> None:
-    """The class's sweep, run in this script with a progress bar; the runs so far are kept if it is interrupted."""
-    text, h = synthetic_text(lang, 30_000, 0)
-    task = make_task(text, "char", 0, SWEEP_CONTEXT, h)
-    record = {"language": lang, "floor_per_token": task.loss_floor(), "runs": []}
-    ss["lm.live_sweep"] = record
-    bar = st.progress(0.0, text=t("lm.sweep_progress", done=0, total=len(LIVE_BUDGETS) * len(LIVE_WIDTHS)))
+    """The class's sweep of `lang`, run in this script with a progress bar, unless it has been run whole already (by
+    this tab or another); the runs so far are shown if it is interrupted, and a later press runs it again."""
     total = len(LIVE_BUDGETS) * len(LIVE_WIDTHS)
-    for i, run in enumerate(sweep(task, LIVE_BUDGETS, LIVE_WIDTHS), start=1):
-        record["runs"].append(run_record(run))
-        bar.progress(i / total, text=t("lm.sweep_progress", done=i, total=total))
+    with sweep_lock():  # one sweep at a time in the process: four tabs pressing make one sweep, not four at once
+        done = class_sweeps().get(lang)
+        if done is not None and len(done["runs"]) == total:
+            return
+        text, h = synthetic_text(lang, 30_000, 0)
+        task = make_task(text, "char", 0, SWEEP_CONTEXT, h)
+        record = class_sweeps()[lang] = {"language": lang, "floor_per_token": task.loss_floor(), "runs": []}
+        bar = st.progress(0.0, text=t("lm.sweep_progress", done=0, total=total))
+        for i, run in enumerate(sweep(task, LIVE_BUDGETS, LIVE_WIDTHS), start=1):
+            record["runs"].append(run_record(run))
+            bar.progress(i / total, text=t("lm.sweep_progress", done=i, total=total))

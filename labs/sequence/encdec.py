@@ -18,6 +18,7 @@ SETTINGS = ("e_text", "e_layers", "e_width", "e_lr", "e_seed")
 DEFAULT_BLANK = {"en": "the cat s_t on", "zh": "猫坐在_子上"}
 DEFAULT_PREFIX = {"en": "the dog ", "zh": "小猫"}
 SHOWN_T = 12  # the masks drawn for a window of this many positions
+TYPED_CHARS = 200  # the longest blank or prefix typed (the models read a window far shorter)
 
 
 def encdec_spec(v: dict) -> LiveSpec:
@@ -82,8 +83,10 @@ def encdec_section(state: PageState) -> None:
                        + " " + t(f"seq.ed.on_next.{ahead(table['bert']['next'], table['gpt']['next'])}", near=NEAR))
     lang = "zh" if v["e_text"] == "zh" else "en"
     left, right = st.columns(2)
-    blank = left.text_input(t("seq.ed.blank", blank=BLANK), value=DEFAULT_BLANK[lang], key=f"seq.ed.blank.{lang}")
-    prefix = right.text_input(t("seq.ed.prefix"), value=DEFAULT_PREFIX[lang], key=f"seq.ed.prefix.{lang}")
+    blank = left.text_input(t("seq.ed.blank", blank=BLANK), value=DEFAULT_BLANK[lang], key=f"seq.ed.blank.{lang}",
+                            max_chars=TYPED_CHARS)
+    prefix = right.text_input(t("seq.ed.prefix"), value=DEFAULT_PREFIX[lang], key=f"seq.ed.prefix.{lang}",
+                              max_chars=TYPED_CHARS)
     if cursor.playing:
         return
     with cursor.model() as run:
@@ -91,7 +94,7 @@ def encdec_section(state: PageState) -> None:
         try:
             a, b = parse_blank(task, blank)
         except ValueError as e:
-            left.warning(bad_text(e, task, blank))
+            left.warning(bad_text(e, task, blank.replace(BLANK, "")))  # the blank is asked for, not refused
         else:
             for s in STYLES:
                 guesses = ", ".join(f"“{c}” {p:.0%}" for c, p in fill_blank(run.trainer(s), a, b))

@@ -24,6 +24,13 @@ _ACTIVE = re.compile(r"([\\`*_~\[\]<>&$|])")
 # what would start a heading, list, block quote, setext line or thematic break if the text began a line
 _LEAD = re.compile(r"^(#+(?=\s|$)|[-+=](?=[\s=+-]|$))")
 _LEAD_NUMBER = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
+# the invisible characters Unicode calls control (Cc, white space aside: one_line makes that a space) and format (Cf):
+# a right-to-left override (U+202E) in a typed text would reverse the rest of the line it is echoed in, a zero-width
+# one hide what a message names; each is shown as its code point, "[U+202E]"
+_INVISIBLE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+                        "\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+                        "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+                        "\U000e0001\U000e0020-\U000e007f]")
 
 
 class Markup(str):
@@ -42,9 +49,11 @@ def markup(text: str) -> Markup:
 
 
 def one_line(text: object, limit: int | None = 200) -> str:
-    """`text` on one line (runs of white space become one space), at most `limit` characters, then "…"."""
+    """`text` on one line (runs of white space become one space), at most `limit` characters, then "…"; an invisible
+    control or format character is written as its code point ("[U+202E]")."""
     s = _WS.sub(" ", str(text)).strip()
-    return s[:limit] + "…" if limit is not None and len(s) > limit else s
+    s = s[:limit] + "…" if limit is not None and len(s) > limit else s
+    return _INVISIBLE.sub(lambda m: f"[U+{ord(m.group()):04X}]", s)
 
 
 def plain(text: object, limit: int | None = None) -> Markup:

@@ -22,7 +22,8 @@ import numpy as np
 
 from sim.core.errors import CodedError
 
-MAX_BYTES = 2 * 1024 * 1024
+MB = 1_000_000  # a megabyte as the texts say it and as Streamlit's file widget counts it (10⁶ bytes; on Windows 2²⁰)
+MAX_BYTES = 2 * MB  # one limit: the widget's (max_upload_size=2), the check here and the texts' "2 MB" agree
 MIN_ROWS = 10
 MAX_ROWS = 10_000
 MAX_CLASSES = 5

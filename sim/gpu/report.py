@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sim.core.errors import CodedError
+from sim.core.upload import MB
 from sim.gpu.bench import PRESETS
 from sim.gpu.measure import COUNTER_REASONS, DTYPE_BYTES, ERROR_PARAMS, IMPLS, UNAVAILABLE_REASONS, WORK_KINDS
 from sim.gpu.memsim import MemsimError, attention_io, block_sizes
 
 MEASUREMENTS_DIR = Path(__file__).resolve().parents[2] / "assets" / "measurements"
-MAX_BYTES = 4 * 1024 * 1024  # the CPU report is ~50 kB, a GPU one a few times that
+MAX_BYTES = 4 * MB  # the CPU report is ~50 kB, a GPU one a few times that; MB as the file widget counts it
 ERROR_CODES = ("too_large", "not_text", "not_json", "not_a_report", "bad_field")
 SIMULATED = "simulated · IO model"  # the source label of the IO simulator's figures (as the bench writes it)
 COUNTERS = ("hbm_read_bytes", "hbm_write_bytes", "l2_bytes", "l1_bytes")

@@ -16,11 +16,12 @@ import torch.nn.functional as F
 
 from sim.core.errors import CodedError
 from sim.core.history import decimate
+from sim.core.upload import MAX_BYTES
 from sim.language.grammar import grammar
 from sim.language.tokenizer import make_tokenizer
 from sim.transformers.transformer import LMTrainer, TransformerConfig
 
-MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+MAX_UPLOAD_BYTES = MAX_BYTES  # a text file, or a pasted text: the uploads' one limit (2 MB)
 MIN_TEXT_CHARS = 200
 SYNTHETIC_CHARS = 30_000  # the lab's text of the built-in language
 BATCH = 16  # windows per optimizer step: half the cost of 32 per frame, about the same time to the floor
