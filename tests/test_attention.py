@@ -43,6 +43,7 @@ from sim.transformers.attention import (
     softmax_naive,
     softmax_stable,
     stable_softmax_table,
+    weight_share,
 )
 
 
@@ -254,6 +255,25 @@ def test_notes_tables_have_the_closed_form_softmax():
     assert notes_weighted_sum_text() == ("v0 = [1, 0]   v1 = [0, 2]   v2 = [2, 1]\n"
                                          "output = 0.844×[1, 0] + 0.114×[0, 2] + 0.042×[2, 1]\n"
                                          f"       = [{out[0]:.3f}, {out[1]:.3f}]")
+
+
+@pytest.mark.parametrize("temp", [0.1, 0.5, 2.0, 5.0])
+def test_the_notes_softmax_at_another_temperature(temp):
+    """The notes' scores divided by τ: torch's softmax, the table's e^(s/τ) column and the weighted sum agree."""
+    weights = torch.softmax(torch.tensor(NOTES_SCORES) / temp, dim=0)
+    names, scores, shown = notes_bars(temp)
+    assert scores == list(NOTES_SCORES) and shown == pytest.approx(weights.tolist(), rel=1e-6)
+    table = notes_softmax_table("key", temp).splitlines()
+    assert table[0] == f"| key | s | e^(s/{temp:g}) | e^(s/{temp:g}) / Σ |"
+    e0 = torch.exp(torch.tensor(2.0) / temp).item()  # in float32, as the table's
+    assert table[2] == f"| key0 | 2 | {e0:.4f} | **{weights[0].item():.3f}** |"
+    out = weights @ torch.tensor(NOTES_VALUES)
+    assert notes_weighted_sum_text(temp).endswith(f"= [{out[0].item():.3f}, {out[1].item():.3f}]")
+
+
+def test_weight_share_names_how_the_largest_weight_stands():
+    assert [weight_share(w) for w in ([0.995, 0.005], [0.844, 0.114, 0.042], [0.5, 0.5], [0.4, 0.3, 0.3])] == \
+        ["all", "most", "spread", "spread"]
 
 
 def test_stable_softmax_table_overflows_only_naively():

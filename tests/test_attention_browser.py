@@ -42,7 +42,7 @@ def test_tiny_transformer_trains_and_its_maps_move(server, page):
 
 def test_comparison_in_chinese(server, page):
     open_page(page, f"{server}/attention?lang=zh&section=compare&task=sort")
-    page.get_by_text(ZH["att.compare_settings"]).first.wait_for(timeout=60_000)
+    page.get_by_text(ZH["att.compare_intro"][:12]).first.wait_for(timeout=60_000)
     page.wait_for_selector('[data-testid="live-panel-0"]', timeout=60_000)
     loss = pixels(page.locator('[data-testid="live-panel-0"]'))
     assert loss.std() > 10, "the loss panel is drawn"

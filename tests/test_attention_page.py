@@ -4,10 +4,11 @@ import json
 import random
 
 import pytest
+import torch
 
 from apptools import cursor, fuzz_widget, live_advance, live_model, metrics, open_lab, schema_choices, shared_lab, texts
 from labs.attention.schema import SCHEMA
-from sim.transformers.attention import permutation_check, permutation_stats
+from sim.transformers.attention import NOTES_SCORES, permutation_check, permutation_stats, weight_share
 from sim.transformers.tasks import split_tokens, utf8_bytes
 from ui.i18n import catalogue
 
@@ -91,6 +92,19 @@ def test_the_notes_numbers_are_on_the_page():
     assert EN["att.ex.stable_nan"] in texts(at)
     at.slider(key="att.big").set_value(10).run()
     assert EN["att.ex.stable_ok"] in texts(at) and not at.error
+
+
+@pytest.mark.parametrize("temp,share", [(1.0, "most"), (0.1, "all"), (0.5, "most"), (3.0, "most"), (5.0, "spread")])
+def test_the_notes_softmax_says_how_its_weight_is_shared_at_each_temperature(temp, share):
+    """The sentence under the notes' softmax is chosen by the weights the page shows (τ = 1: the notes' 0.844)."""
+    at = att_page(section="examples", ex_temp=str(temp))
+    weights = torch.softmax(torch.tensor(NOTES_SCORES) / temp, dim=0)  # the reference: torch's own softmax
+    top = f"{weights.max().item():.3f}"
+    assert at.slider(key="att.ex_temp").value == temp and not at.warning
+    assert f"**{top}**" in texts(at)  # the table's weight of the largest score
+    assert EN[f"att.ex.share.{share}"].format(share=top) in texts(at)
+    assert {k for k in ("all", "most", "spread") if EN[f"att.ex.share.{k}"].format(share=top) in texts(at)} == {share}
+    assert weight_share(weights.tolist()) == share
 
 
 def test_step_trains_and_reset_starts_over():
@@ -216,6 +230,9 @@ def test_sinusoidal_positions_from_the_url_and_the_widget():
     assert EN["att.model_desc"].format(pos=EN["att.pos_name.sinusoidal"]) in texts(at)
     assert EN["att.pos_table_help.sinusoidal"] in texts(at)
     title = EN["att.pos_table_title"].format(shape="(10, 32)")  # copy, 5 letters: 10 positions; width 32
+    assert not any(title in c.proto.spec for c in at.get("plotly_chart"))  # drawn only once its fold is open
+    at.session_state["att.pos_table_open"] = True
+    at.run()
     assert any(title in c.proto.spec for c in at.get("plotly_chart"))
     at.segmented_control(key="att.pos").set_value("learned").run()
     with live_model(at, "att.train") as run:

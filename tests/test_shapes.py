@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from sim.plots.shapes import HIGHLIGHT, flow_figure, flow_layout, human_bytes, kv_figure, step_table
+from sim.plots.shapes import HIGHLIGHT, ROW_PX, flow_figure, flow_layout, human_bytes, kv_figure, step_table
 from sim.transformers.attention import MultiHeadAttention
 from sim.transformers.shapes import (
     PRESETS,
@@ -336,6 +336,20 @@ def test_flow_figure_draws_every_node_and_highlights_the_path():
     assert len(boxes) == len(trace.steps) + 1 + 1  # steps, the input, the block's frame
     assert sum(b.line.color == HIGHLIGHT for b in boxes) == len(path)
     assert "[2, 5, 4, 2]" in " ".join(fig.data[2].text) and "blocks.0 × 2" in " ".join(fig.data[2].text)
+
+
+def test_flow_figure_shows_its_first_levels_and_drags_to_the_rest():
+    """rows_shown: the diagram keeps its row height, shows the first levels, and only then lets its y axis move."""
+    trace = trace_model(NOTES)
+    labels = {k: k for k in ("input", "params", "flops", "bytes", "view_note")} | {"block": "{path} × {n}"}
+    full = flow_figure(trace.steps, [(2, 5)], labels)
+    levels = round((full.layout.height - 40) / ROW_PX)
+    assert full.layout.yaxis.fixedrange and levels > 10
+    part = flow_figure(trace.steps, [(2, 5)], labels, rows_shown=10)
+    assert part.layout.height == ROW_PX * 10 + 40 and not part.layout.yaxis.fixedrange
+    assert tuple(part.layout.yaxis.range) == (-10 + 0.4, 0.8) and part.layout.xaxis.fixedrange
+    assert len(part.layout.shapes) == len(full.layout.shapes)  # every box is there, below the view
+    assert flow_figure(trace.steps, [(2, 5)], labels, rows_shown=levels + 5).layout.height == full.layout.height
 
 
 def test_step_table_and_kv_figure():

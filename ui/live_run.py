@@ -162,15 +162,18 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str, Cursor], None
              errors: tuple[type[BaseException], ...] = (ValueError,),
              bad_settings: Callable[[BaseException], None] | None = None,
              messages: Callable[[Cursor], None] | None = None,
+             below: Callable[[Cursor], None] | None = None,
              extra_buttons: Callable[[object, Cursor], None] | None = None, **step_label) -> Cursor | None:
     """A live lab's run and its live view: the run of spec.settings (built by spec.build(), a sim.core.live.LiveRun,
     shared with every session of the process that has the same settings), Play/Pause/Step/Reset of this session's
     cursor on it (buttons labelled `<prefix>.play` ..., `step_label` filling the Step label), messages(cursor)
     and the newest frames drawn by show(frames, seq, status, cursor) in a fragment (and, while it plays, on the
-    view's channel). Each frame is the run's frame with its "step", "run" and "n". status: "playing", "paused" or
-    "stopped" (diverged, finished). show() mounts the view's canvas component (ui.components.live_component) and
-    draws nothing else: the channel calls it outside a script run and sends the component's data; what else the
-    page says of the run goes in messages(cursor), which reruns with the fragment. Returns the cursor (`with
+    view's channel), then below(cursor). Each frame is the run's frame with its "step", "run" and "n". status:
+    "playing", "paused" or "stopped" (diverged, finished). show() mounts the view's canvas component
+    (ui.components.live_component) and draws nothing else: the channel calls it outside a script run and sends the
+    component's data; what else the page says of the run goes in messages(cursor) above the view (what must be seen:
+    it diverged) or below(cursor) under it (a report that must not push the figure down), both rerun with the
+    fragment. Returns the cursor (`with
     cursor.model() as run:` reads the run at the cursor's step), or None when the first settings were bad.
 
     Bad settings (spec.build raises one of `errors`): bad_settings(e) says so, and the session keeps its old run.
@@ -219,6 +222,8 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str, Cursor], None
             messages(cursor)
         with mounting(extra={"channel": channel} if channel else None):
             show(frames, seq, status, cursor)
+        if below:
+            below(cursor)
         if ss.get(f"{key}.was_playing") and not cursor.playing:  # it stopped by itself (diverged, finished, failed)
             ss[f"{key}.was_playing"] = False
             st.rerun()  # the whole page: buttons, messages and panels follow

@@ -11,10 +11,11 @@ from ui.urlstate import PageState
 
 
 def compare_section(state: PageState) -> None:
+    figure, side = state.stage()
+    text, probe = training.model_controls(state, side, ("task", "lr"))
+    cursor = training.trained_panel("compare", state, text, figure, probe)
     st.markdown(t("att.compare_intro"))
-    with state.controls(expander=t("att.compare_settings")):
-        text = training.model_controls(state)
-    if training.trained_panel("compare", state, text) is not None:
+    if cursor is not None:
         st.markdown(t("att.compare_explain"))
 
 

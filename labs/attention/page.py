@@ -21,6 +21,7 @@ from sim.transformers.attention import (
     scale_text,
     sharpness_by_head_dim,
     stable_softmax_table,
+    weight_share,
 )
 from sim.transformers.tasks import MAX_TOKENS, PRESETS, split_tokens, utf8_bytes
 from sim.transformers.transformer import notes_ffn_text
@@ -34,9 +35,14 @@ STAGES = ("x", "q", "k", "v", "raw", "weights", "heads_out", "concat", "output",
 
 
 # ---------- 1. the pipeline ----------
+MAIN_STAGE = "weights"  # the stage drawn in the section's stage, beside the controls that change it most
+BELOW = tuple(row for row in (tuple(k for k in r if k != MAIN_STAGE) for r in PIPELINE_ROWS) if row)
+
+
 def text_input(state: PageState) -> list[str]:
-    """The preset or typed text, cut into at most MAX_TOKENS tokens."""
-    preset = state.widget("preset")
+    """The preset's or the typed text (the preset itself is chosen under "More settings"), cut into at most
+    MAX_TOKENS tokens."""
+    preset = state.values["preset"]
     tokens = split_tokens(remembered(st.text_input, "att.text", preset, PRESETS[preset], label=t("att.text"),
                                      max_chars=400))
     if len(tokens) > MAX_TOKENS:
@@ -44,50 +50,57 @@ def text_input(state: PageState) -> list[str]:
     return tokens[:MAX_TOKENS]
 
 
+def pipeline_controls(state: PageState, side) -> tuple[list[str], object]:
+    """The tokens, the temperature and the mask beside the weights (the head too, once the sizes are checked: the
+    returned slot); the example, the layer's sizes and the scaling folded. Returns (tokens, the head's slot)."""
+    with side:
+        tokens = text_input(state)
+        # the slider before the mask's choices, which the presenter view's type wraps onto several rows
+        state.widget("temperature", fold=False)
+        if state.widget("mask", fold=False) in ("window", "causal_window"):
+            state.widget("window", fold=False)
+        head = st.container()
+        with state.more(side):
+            for name in ("preset", "d_model", "heads", "seed", "scale", "numbers"):
+                state.widget(name)
+    return tokens, head
+
+
 def pipeline_section(state: PageState) -> None:
-    st.markdown(t("att.pipeline_intro"))
-    with state.controls():
-        c1, c2, c3, c4 = st.columns([3, 2, 2, 1])
-        with c1:
-            tokens = text_input(state)
-        state.widget("d_model", container=c2)
-        state.widget("heads", container=c3)
-        state.widget("seed", container=c4)
-        if tokens:  # the demo's tokens are words and characters; a real tokenizer's are sub-words
-            st.caption(t("att.token_note", n=len(tokens), bytes=utf8_bytes(tokens)))
-        c1, c2, c3 = st.columns([4, 3, 3])
-        mask_kind = state.widget("mask", container=c1)
-        if mask_kind in ("window", "causal_window"):
-            state.widget("window", container=c2)
-        temperature = state.widget("temperature", container=c3)
-        c1, c2, c3 = st.columns([6, 2, 2], vertical_alignment="bottom")  # c1: the head, once the sizes are checked
-        scaled = state.widget("scale", container=c2)
-        state.widget("numbers", container=c3)
+    figure, side = state.stage()
+    tokens, head = pipeline_controls(state, side)
     v = state.values
     if not tokens:
-        st.info(t("att.no_tokens"))
+        figure.info(t("att.no_tokens"))
         return
     d_model, n_heads = v["d_model"], v["heads"]
     if d_model % n_heads:
-        st.error(t("att.invalid_heads", d=d_model, h=n_heads))
+        figure.error(t("att.invalid_heads", d=d_model, h=n_heads))
         return
-    heads = head_indices(state.widget("head", container=c1, fold=False, options=head_choices(n_heads)), n_heads)
-    p = lab_pipeline(tokens, d_model, n_heads, v["seed"], mask_kind, v["window"], scaled, temperature)
+    heads = head_indices(state.widget("head", container=head, fold=False, options=head_choices(n_heads)), n_heads)
+    p = lab_pipeline(tokens, d_model, n_heads, v["seed"], v["mask"], v["window"], v["scale"], v["temperature"])
     labels = {k: t(f"att.stage.{k}") for k in STAGES}
-    labels["scaled"] = t("att.stage.scaled", divisor=scale_text(p.d_head, scaled), temp=f"{temperature:g}",
+    labels["scaled"] = t("att.stage.scaled", divisor=scale_text(p.d_head, v["scale"]), temp=f"{v['temperature']:g}",
                          shape="{shape}")
     labels["masked"] = t("att.stage.masked" if p.mask is not None else "att.stage.no_mask")
-    figs = pipeline_figures(p.arrays(), [html(tok, 20) for tok in tokens], heads, labels, numbers=v["numbers"])
-    for row in PIPELINE_ROWS:
-        for col, key in zip(st.columns(len(row)), row, strict=True):
-            charts.plotly_chart(col, figs[key], key=f"att.fig.{key}")
-            col.caption(t(f"att.explain.{key}"))
+    figs = pipeline_figures(p.arrays(), [html(tok, 20) for tok in tokens], heads, labels, numbers=v["numbers"],
+                            main=MAIN_STAGE)
+    with figure:
+        charts.plotly_chart(st, figs[MAIN_STAGE], key=f"att.fig.{MAIN_STAGE}")
+        st.caption(t(f"att.explain.{MAIN_STAGE}"))
     stats = head_stats(p, heads)
     c1, c2, c3 = st.columns(3)
     c1.metric(t("att.metric.max_weight"), stats["max_weight"])
     c2.metric(t("att.metric.entropy"), stats["entropy"], help=t("att.metric.entropy_help",
                                                                 uniform=stats["uniform_entropy"]))
     c3.metric(t("att.metric.row_sums"), stats["row_sums"])
+    st.markdown(t("att.pipeline_intro"))
+    # the demo's tokens are words and characters; a real tokenizer's are sub-words
+    st.caption(t("att.token_note", n=len(tokens), bytes=utf8_bytes(tokens)))
+    for row in BELOW:  # the rest of the pipeline in its order, each figure smaller than the main one
+        for col, key in zip(st.columns(max(2, len(row))), row, strict=False):
+            charts.plotly_chart(col, figs[key], key=f"att.fig.{key}")
+            col.caption(t(f"att.explain.{key}"))
     scale_section(p.d_head)
     permutation_section(state, tokens)
 
@@ -125,17 +138,24 @@ def cached_variance(dims: tuple[int, ...]) -> dict[str, list[float]]:
 
 # ---------- 2. the notes' numbers ----------
 def examples_section(state: PageState) -> None:
-    st.subheader(t("att.ex.softmax_title"))
-    left, right = st.columns([3, 2])
-    left.markdown(notes_softmax_table(t("att.ex.key")))
-    left.caption(t("att.ex.softmax_help"))
-    names, scores, weights = notes_bars()
-    charts.plotly_chart(right, bars_figure(names, {t("att.ex.scores"): scores, t("att.ex.weights"): weights},
-                                           t("att.ex.value")), key="att.fig.softmax")
-    for name, text in (("sum", notes_weighted_sum_text()), ("ffn", notes_ffn_text())):
-        st.subheader(t(f"att.ex.{name}_title"))
-        st.code(text, language=None)
-        st.caption(t(f"att.ex.{name}_help"))
+    figure, side = state.stage()
+    temp = state.widget("ex_temp", container=side, fold=False)
+    names, scores, weights = notes_bars(temp)
+    with figure:
+        st.markdown(f"**{t('att.ex.softmax_title')}**")
+        charts.plotly_chart(st, bars_figure(names, {t("att.ex.scores"): scores, t("att.ex.weights"): weights},
+                                            t("att.ex.value")), key="att.fig.softmax")
+        share = t(f"att.ex.share.{weight_share(weights)}", share=f"{max(weights):.3f}")  # chosen by the weights
+        st.caption(t("att.ex.softmax_caption", how=t("att.ex.softmax_help"), share=share))
+    left, right = st.columns(2, gap="medium")
+    left.markdown(notes_softmax_table(t("att.ex.key"), temp))
+    with right:
+        st.markdown(f"**{t('att.ex.sum_title')}**")
+        st.code(notes_weighted_sum_text(temp), language=None)
+        st.caption(t("att.ex.sum_help"))
+    st.subheader(t("att.ex.ffn_title"))
+    st.code(notes_ffn_text(), language=None)
+    st.caption(t("att.ex.ffn_help"))
 
     st.subheader(t("att.ex.stable_title"))
     big = state.widget("big", container=st.columns(2)[0])
@@ -149,7 +169,7 @@ def examples_section(state: PageState) -> None:
 def main() -> None:
     PageState(PAGE, SCHEMA).sections(t("att.title"), t("att.intro"), {
         "pipeline": pipeline_section, "examples": examples_section, "train": train_section,
-        "compare": compare_section})
+        "compare": compare_section}, t("att.about"))
 
 
 main()

@@ -22,6 +22,7 @@ SCHEMA = [
     Param("numbers", "bool", True),  # numbers in the cells (when they fit)
     Param("perm", "choice", "reverse", choices=PERMUTATIONS, widget="segmented"),  # how the tokens are reordered
     Param("big", "int", 1000, lo=0, hi=1000, step=10),  # largest score of the stable-softmax example
+    Param("ex_temp", "float", 1.0, lo=0.1, hi=5.0, step=0.1),  # temperature of the notes' softmax (theirs: 1)
     # the tiny transformer
     Param("task", "choice", "copy", choices=TASKS),
     Param("length", "int", 5, lo=2, hi=8, step=1),  # letters per prompt

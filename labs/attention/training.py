@@ -18,6 +18,9 @@ from ui.urlstate import PageState
 
 REPORT_S = 2.0  # while playing, what the models generate is redone at most this often
 MAX_TEXT = 2000  # longest training text
+MAX_PROBE = 100  # longest probe input: a valid one has at most 32 characters, a longer one gets the warning
+# live_lab draws a run's messages above its view; what the models generate is a few lines that would push the maps
+# below the first screen, so their block (a flex item of the run's column) is laid out after the view
 LABELS = ("plot.step", "plot.loss", "plot.floor", "plot.train_loss", "plot.map", "run.causal", "run.open",
           "run.causal_short", "run.open_short", "live_caption", "compare_caption", "generated", "generated_text",
           "maps_at")
@@ -29,23 +32,24 @@ def labels() -> dict[str, str]:
     return {k: t(f"att.{k}") for k in LABELS}
 
 
-def model_controls(state: PageState) -> str:
-    """The task and model widgets; returns the training text (text task) or ""."""
-    with state.controls():
-        c = st.columns(5)
-        task = state.widget("task", container=c[0])
-        for col, name in zip(c[1:], ("layers", "t_heads", "width", "lr"), strict=True):
-            state.widget(name, container=col)
-        c = st.columns(4)
-        state.widget("context" if task == "text" else "length", container=c[0])
-        state.widget("speed", container=c[1])
-        state.widget("t_seed", container=c[2])
-        state.widget("pos", container=c[3])
-        if task != "text":
-            return ""
-        corpus = state.widget("corpus")
-        return remembered(st.text_area, "att.train_text", corpus, CORPORA[corpus], label=t("att.train_text"),
-                          max_chars=MAX_TEXT, height=90)
+def model_controls(state: PageState, side, main: tuple[str, ...]) -> tuple[str, object]:
+    """The task and model widgets in `side`: the `main` ones on view, then a slot for the probe's input, the rest
+    folded; returns (the training text of the text task or "", the probe's slot)."""
+    with side:
+        for name in main:
+            state.widget(name, fold=False)
+        probe = st.container()  # beside the maps it sets, above the folded settings
+        task = state.values["task"]
+        with state.more(side):
+            for name in ("context" if task == "text" else "length", "layers", "t_heads", "width", "lr", "pos",
+                         "speed", "t_seed"):
+                if name not in main:
+                    state.widget(name)
+            if task != "text":
+                return "", probe
+            corpus = state.widget("corpus")
+            return remembered(st.text_area, "att.train_text", corpus, CORPORA[corpus], label=t("att.train_text"),
+                              max_chars=MAX_TEXT, height=90), probe
 
 
 # ---------- the run ----------
@@ -98,18 +102,20 @@ def probe_maps(cursor: Cursor, frame: dict, probe: str, playing: bool) -> tuple 
         return probe, run.maps(probe), step
 
 
-def probe_text(task) -> tuple[str, str]:
-    """(the text whose attention maps are drawn, the prompt to generate from), from the user's probe input."""
+def probe_text(task, container) -> tuple[str, str]:
+    """(the text whose attention maps are drawn, the prompt to generate from), from the user's probe input (drawn in
+    `container`)."""
     if task.name == "text":
-        raw = st.text_input(t("att.probe_text", n=task.length), value=task.default_probe(), key="att.probe_text")
+        raw = container.text_input(t("att.probe_text", n=task.length), value=task.default_probe(),
+                                   key="att.probe_text", max_chars=MAX_PROBE)
         warning = t("att.bad_probe_text", n=task.length)
     else:
-        raw = st.text_input(t("att.probe", n=task.length, letters=LETTERS), value=task.default_probe(),
-                            key=f"att.probe.{task.name}.{task.length}")
+        raw = container.text_input(t("att.probe", n=task.length, letters=LETTERS), value=task.default_probe(),
+                                   key=f"att.probe.{task.name}.{task.length}", max_chars=MAX_PROBE)
         warning = t("att.bad_probe", n=task.length, letters=LETTERS)
     probe, prompt, ok = task.read_probe(raw)
     if not ok:
-        st.warning(warning)
+        container.warning(warning)
     return probe, prompt
 
 
@@ -121,8 +127,10 @@ def live_panel(kind: str, v: dict, text: str, probe: str, prompt: str, failed: b
     def messages(cursor: Cursor) -> None:
         if cursor.stopped and cursor.error is None:
             st.error(t("att.diverged", lr=v["lr"]))
-        # what the models generate: a few hundred forward passes, so while playing at most every REPORT_S, from the
-        # newest checkpoint shown (no replay)
+
+    def report(cursor: Cursor) -> None:
+        """Under the view: what the models generate (a few hundred forward passes, so while playing at most every
+        REPORT_S, from the newest checkpoint shown: no replay)."""
         key = f"att.{kind}.report"
         at = (cursor.serial, cursor.pos, prompt, lang())
         if not cursor.playing and ss.get(f"{key}.at") != at:
@@ -134,7 +142,7 @@ def live_panel(kind: str, v: dict, text: str, probe: str, prompt: str, failed: b
                 ss[key] = generation_report(run.trainers, prompt, labels())
             ss[f"{key}.at"], ss[f"{key}.when"] = None, time.monotonic()
         for line in ss[key]:
-            st.markdown(line)
+            st.caption(line)
 
     def show(frames: list[dict], seq: int, status: str, cursor: Cursor) -> None:
         lab, playing = labels(), status == "playing"
@@ -151,48 +159,56 @@ def live_panel(kind: str, v: dict, text: str, probe: str, prompt: str, failed: b
         if not failed:
             st.error(invalid(e, v))
 
-    return live_run.live_lab(spec, show, prefix="att", bad_settings=refused, messages=messages, n=v["speed"])
+    return live_run.live_lab(spec, show, prefix="att", bad_settings=refused, messages=messages, below=report,
+                             n=v["speed"])
 
 
 def invalid(e: BaseException, v: dict) -> str:
     return t(f"att.invalid.{str(e).removeprefix('invalid:')}", n=v["context"] + 2)
 
 
-def trained_panel(kind: str, state: PageState, text: str) -> Cursor | None:
-    """The live panel of the run of `kind` for these settings; its cursor, None when no run could be built. Bad
-    settings keep the session's run (and its task, for the probe input) with a message."""
+def trained_panel(kind: str, state: PageState, text: str, figure, probe) -> Cursor | None:
+    """The live panel of the run of `kind` for these settings in `figure`, the probe's input in `probe`; its cursor,
+    None when no run could be built. Bad settings keep the session's run (and its task, for the probe input) with a
+    message."""
     v = dict(state.values)
     failed = False
     try:
         task = run_task(kind, v, text)
     except ValueError as e:
-        st.error(invalid(e, v))
+        figure.error(invalid(e, v))
         task, failed = ss.get(f"att.{kind}.task"), True  # the run the session keeps
         if task is None:
             return None
     else:
         ss[f"att.{kind}.task"] = task
-    return live_panel(kind, v, text, *probe_text(task), failed)
+    probe_prompt = probe_text(task, probe)
+    with figure:
+        return live_panel(kind, v, text, *probe_prompt, failed)
 
 
 def position_panel(cursor: Cursor) -> None:
     """The position vectors the (first) model adds to its tokens at the step shown: the fixed sinusoidal table or the
-    learned one."""
+    learned one, drawn only while its fold is open (a closed fold's chart is still laid out, as large as the live
+    view)."""
     with cursor.model() as run:
         trainer = run.trainers[0]
         pos, table = trainer.config.pos, trainer.position_table()
-    with st.expander(t(f"att.pos_table.{pos}")):
-        charts.plotly_chart(st, position_figure(table, t("att.pos_table_title")), key="att.fig.pos_table")
+    box = st.expander(t(f"att.pos_table.{pos}"), key="att.pos_table_open", on_change="rerun")
+    with box:
+        if box.open:
+            charts.plotly_chart(st, position_figure(table, t("att.pos_table_title")), key="att.fig.pos_table")
         st.caption(t(f"att.pos_table_help.{pos}"))
 
 
 def train_section(state: PageState) -> None:
+    figure, side = state.stage()
+    text, probe = model_controls(state, side, ("task", "causal", "lr"))
+    if cursor := trained_panel("train", state, text, figure, probe):
+        figure.caption(t("att.train_help"))
     st.markdown(t("att.train_intro"))
     st.markdown(t("att.model_desc", pos=t(f"att.pos_name.{state.values['pos']}")))
-    text = model_controls(state)
-    state.widget("causal")
-    if cursor := trained_panel("train", state, text):
-        st.caption(t("att.train_help"))
+    if cursor:
         position_panel(cursor)
 
 

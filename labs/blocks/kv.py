@@ -14,23 +14,26 @@ from ui.urlstate import PageState
 
 
 def kv_section(state: PageState) -> None:
-    st.markdown(t("blk.kv.intro"))
-    c = st.columns(5)
-    L, H, dh = (state.widget(n, container=col)
-                for n, col in zip(("k_layers", "k_heads", "k_dhead"), c[:3], strict=True))
-    kv = state.widget("k_kv", container=c[3])
-    dtype = state.widget("k_dtype", container=c[4])
-    c = st.columns(4)
-    dc, dr = state.widget("k_dc", container=c[0]), state.widget("k_drope", container=c[1])
-    T, B = state.widget("k_seq", container=c[2]), state.widget("k_batch", container=c[3])
+    figure, side = state.stage()
+    with side:  # the heads, the kept latent and the context beside the bars; the model's other sizes folded
+        H, kv, dc, T = (state.widget(n, fold=False) for n in ("k_heads", "k_kv", "k_dc", "k_seq"))
+        with state.more(side):
+            L, dh, dr, B, dtype = (state.widget(n) for n in ("k_layers", "k_dhead", "k_drope", "k_batch", "k_dtype"))
     if H % kv:
-        st.error(t("blk.kv.bad_groups", kv=kv, h=H), icon=":material/error:")
+        figure.error(t("blk.kv.bad_groups", kv=kv, h=H), icon=":material/error:")
         return
     per = {kind: kv_bytes_per_token_layer(kind, H, dh, kv, dc, dr, dtype) for kind in KV_KINDS}
     total = {kind: per[kind] * L * T * B for kind in KV_KINDS}
     heads = {"mha": H, "gqa": kv, "mqa": 1}
     shape_lab = {k: kv_cache_bytes(L, T, H * dh, H, n, dtype, B) for k, n in heads.items()}  # the shape lab's
     names = [t(f"blk.kv.name.{k}") for k in KV_KINDS]
+    with figure:
+        charts.plotly_chart(st, bars_figure(names, [total[k] for k in KV_KINDS], t("blk.kv.chart", T=T, B=B),
+                                            t("blk.kv.axis"), log=True, text=[human_bytes(total[k]) for k in KV_KINDS]),
+                            key="blk.fig.kv")
+    ratios = kv_ratios(per)
+    figure.caption(t("blk.kv.summary", mha=2 * H * dh, mla=dc + dr, ratio=f"{ratios['mha']:.1f}", h=H, dh=dh,
+                     dc=dc, dr=dr))
     st.dataframe(pd.DataFrame({
         t("blk.kv.col.kind"): names,
         t("blk.kv.col.numbers"): [per[k] // dtype for k in KV_KINDS],
@@ -39,14 +42,9 @@ def kv_section(state: PageState) -> None:
         t("blk.kv.col.shape_lab"): [human_bytes(shape_lab[k]) if k in shape_lab else "—" for k in KV_KINDS],
         t("blk.kv.col.ratio"): [per["mha"] / per[k] if per[k] else float("inf") for k in KV_KINDS]}).style.format(
         {t("blk.kv.col.ratio"): "{:.1f}×"}), hide_index=True)
-    ratios = kv_ratios(per)
-    st.markdown(t("blk.kv.summary", mha=2 * H * dh, mla=dc + dr, ratio=f"{ratios['mha']:.1f}", h=H, dh=dh,
-                  dc=dc, dr=dr))
+    st.caption(t("blk.kv.help"))
     verdict = t("blk.course.mla.above" if ratios["gqa"] >= 10 else "blk.course.mla.below")
     course_note(t("blk.course.mla.says"), t("blk.course.mla.shows", kv=kv, gqa=per["gqa"] // dtype,
                                              mla=per["mla"] // dtype, ratio=f"{ratios['gqa']:.1f}", verdict=verdict,
                                              mha_ratio=f"{ratios['mha']:.1f}"))
-    charts.plotly_chart(st, bars_figure(names, [total[k] for k in KV_KINDS], t("blk.kv.chart", T=T, B=B),
-                                        t("blk.kv.axis"), log=True, text=[human_bytes(total[k]) for k in KV_KINDS]),
-                        key="blk.fig.kv")
-    st.caption(t("blk.kv.help"))
+    st.markdown(t("blk.kv.intro"))

@@ -59,12 +59,13 @@ def depth_drawn(frame: dict, labels: dict) -> dict:
 
 
 def residual_section(state: PageState) -> None:
-    st.markdown(t("blk.res.intro"))
-    with state.controls():
-        c = st.columns(7)
-        names = ("r_task", "r_layers", "r_width", "r_lr", "r_warmup", "r_speed", "r_seed")
-        for col, name in zip(c, names, strict=True):
-            state.widget(name, container=col)
+    figure, side = state.stage()
+    with side:  # depth, step size and warmup beside the runs; the task, width, pace and seed folded
+        for name in ("r_layers", "r_lr", "r_warmup"):
+            state.widget(name, fold=False)
+        with state.more(side):
+            for name in ("r_task", "r_width", "r_speed", "r_seed"):
+                state.widget(name)
     v = state.values
     labels = depth_labels()
 
@@ -74,13 +75,15 @@ def residual_section(state: PageState) -> None:
                 st.error(t("blk.res.diverged", name=depth_name(r["ln"], r["warmup"]), step=r["steps"]))
 
     spec = depth_spec(v)
-    cursor = live_run.live_lab(spec, live_plots.frames_view(spec, lambda f: depth_drawn(f, labels)),
-                               prefix="blk", messages=messages, n=v["r_speed"])
+    with figure:
+        cursor = live_run.live_lab(spec, live_plots.frames_view(spec, lambda f: depth_drawn(f, labels)),
+                                   prefix="blk", messages=messages, n=v["r_speed"])
     with cursor.model() as run:  # the gradients at initialisation: the same at every step
         pre, post = (next(tr for tr in run.trainers if tr.config.ln == ln) for ln in ("pre", "post"))
         lo, hi = init_gradient_ratio(pre, post)
         guess = pre.task.guess_loss()
     st.markdown(t("blk.res.explain", lo=f"{lo:.1f}", hi=f"{hi:.1f}", letters=len(LETTERS), guess=f"{guess:.2f}"))
+    st.markdown(t("blk.res.intro"))
 
 
 def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]], object]]:

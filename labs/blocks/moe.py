@@ -26,6 +26,8 @@ from ui.urlstate import PageState
 
 MOE_LABELS = ("step", "loss", "loss_title", "load_title", "cluster_title", "caption")
 MOE_BATCH = 256  # tokens per step
+# live_lab draws a run's messages above its view; the three runs' routing lines would push the view below the first
+# screen, so their block (a flex item of the run's column) is laid out after it
 
 
 def moe_config(v: dict) -> MoEConfig:
@@ -62,36 +64,39 @@ def moe_drawn(frame: dict, v: dict, labels: dict) -> dict:
 
 
 def moe_section(state: PageState) -> None:
-    st.markdown(t("blk.moe.intro"))
-    with state.controls():
-        c = st.columns(5)
-        for col, name in zip(c, ("m_experts", "m_k", "m_cf", "m_clusters", "m_lr"), strict=True):
-            state.widget(name, container=col)
-        c = st.columns(4)
-        for col, name in zip(c, ("m_alpha", "m_gamma", "m_speed", "m_seed"), strict=True):
-            state.widget(name, container=col)
+    figure, side = state.stage()
+    with side:  # the experts, how many a token takes and their capacity beside the runs; the rest folded
+        for name in ("m_experts", "m_k", "m_cf"):
+            state.widget(name, fold=False)
+        with state.more(side):
+            for name in ("m_alpha", "m_gamma", "m_clusters", "m_lr", "m_speed", "m_seed"):
+                state.widget(name)
     v = dict(state.values)
     labels = moe_labels()
 
     def messages(cursor: Cursor) -> None:
-        runs = frame_at(cursor)["runs"]  # the routing at the cursor's step
-        for r in runs:
+        for r in frame_at(cursor)["runs"]:  # the runs at the cursor's step
             if r["diverged"]:
                 st.error(t("blk.res.diverged", name=moe_name(r["mode"], v), step=r["steps"]))
-        for r in runs:
+
+    def routing(cursor: Cursor) -> None:
+        """Under the view: each run's routing at the cursor's step."""
+        for r in frame_at(cursor)["runs"]:
             if r["imbalance"] is not None:
                 key = "blk.moe.collapsed" if r["dead"] else "blk.moe.balanced"
-                st.markdown(t(key, name=moe_name(r["mode"], v), imbalance=f"{r['imbalance']:.2f}", dead=r["dead"],
-                              dropped=f"{100 * r['dropped']:.1f}", steps=r["steps"], E=v["m_experts"]))
+                st.caption(t(key, name=moe_name(r["mode"], v), imbalance=f"{r['imbalance']:.2f}", dead=r["dead"],
+                             dropped=f"{100 * r['dropped']:.1f}", steps=r["steps"], E=v["m_experts"]))
 
     spec = moe_spec(v)
-    cursor = live_run.live_lab(spec, live_plots.frames_view(spec, lambda f: moe_drawn(f, v, labels)), prefix="blk",
-                               messages=messages, n=v["m_speed"])
-    st.caption(t("blk.moe.help"))
+    with figure:
+        cursor = live_run.live_lab(spec, live_plots.frames_view(spec, lambda f: moe_drawn(f, v, labels)),
+                                   prefix="blk", messages=messages, below=routing, n=v["m_speed"])
+        st.caption(t("blk.moe.help"))
     with cursor.model() as run:
         model = run.trainers[0].model
         p, f = param_counts(model), flops_per_token(model)
     cap = capacity(MOE_BATCH, v["m_experts"], v["m_cf"], v["m_k"])
+    st.markdown(t("blk.moe.intro"))
     st.markdown(t("blk.moe.capacity", T=MOE_BATCH, E=v["m_experts"], k=v["m_k"], cf=f"{v['m_cf']:g}", cap=cap))
     st.markdown(t("blk.moe.params", total=human_count(p["total"]), active=human_count(p["active"]),
                   expert=human_count(p["per_expert"]), share=f"{100 * p['active'] / p['total']:.0f}",

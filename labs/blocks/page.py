@@ -13,7 +13,7 @@ from ui.urlstate import PageState
 def main() -> None:
     PageState(PAGE, SCHEMA).sections(t("blk.title"), t("blk.intro"), {
         "norm": norm_section, "residual": residual_section, "init": init_section, "position": position_section,
-        "ffn": ffn_section, "moe": moe_section, "kv": kv_section})
+        "ffn": ffn_section, "moe": moe_section, "kv": kv_section}, t("blk.about"))
 
 
 main()

@@ -54,16 +54,21 @@ def bounded(state: PageState, name: str, lo: int, hi: int, container=st) -> int:
 
 # ---------- normalisation ----------
 def norm_section(state: PageState) -> None:
-    st.markdown(t("blk.norm.intro"))
-    with state.controls():
-        c = st.columns([3, 1, 1, 1, 1])
-        kind = state.widget("n_kind", container=c[0])
-        B, T, d = (state.widget(n, container=col) for n, col in zip(("n_B", "n_T", "n_d"), c[1:4], strict=True))
-        seed = state.widget("n_seed", container=c[4])
-        c = st.columns(3)
-        cell = (bounded(state, "n_b", 0, B - 1, c[0]), bounded(state, "n_t", 0, T - 1, c[1]),
-                bounded(state, "n_j", 0, d - 1, c[2]))
+    figure, side = state.stage()
+    with side:  # the kind and the chosen cell beside the tensor; its sizes folded
+        kind = state.widget("n_kind", fold=False)
+        sizes = [state.values[n] for n in ("n_B", "n_T", "n_d")]
+        cell = tuple(bounded(state, name, 0, n - 1) for name, n in zip(("n_b", "n_t", "n_j"), sizes, strict=True))
+        with state.more(side):
+            B, T, d = (state.widget(n) for n in ("n_B", "n_T", "n_d"))
+            seed = state.widget("n_seed")
     v = norm_view(kind, B, T, d, cell, seed)
+    labels = {k: t(f"blk.norm.fig.{k}") for k in ("input", "output", "sample", "position", "feature")}
+    with figure:
+        charts.plotly_chart(st, norm_figure(v.x, v.y, v.group, labels), key="blk.fig.norm")
+        if kind == "batch" and B * T == 1:
+            st.warning(t("blk.norm.batch_one"), icon=":material/warning:")
+        st.caption(t("blk.norm.help"))
     n = int(v.group.sum())
     st.markdown(t(f"blk.norm.what.{kind}", n=n, b=cell[0], t=cell[1], j=cell[2]))
     b, tt, j = cell
@@ -73,11 +78,7 @@ def norm_section(state: PageState) -> None:
     else:
         st.latex(rf"y = \frac{{x-\mu}}{{\sqrt{{\sigma^2+\epsilon}}}}"
                  rf" = \frac{{{x:.3f} - ({v.mean:.3f})}}{{{v.scale:.3f}}} = {y:.3f}")
-    if kind == "batch" and B * T == 1:
-        st.warning(t("blk.norm.batch_one"), icon=":material/warning:")
-    labels = {k: t(f"blk.norm.fig.{k}") for k in ("input", "output", "sample", "position", "feature")}
-    charts.plotly_chart(st, norm_figure(v.x, v.y, v.group, labels), key="blk.fig.norm")
-    st.caption(t("blk.norm.help"))
+    st.markdown(t("blk.norm.intro"))
 
 
 # ---------- initialisation and depth ----------
@@ -87,24 +88,26 @@ def cached_init(depth: int, width: int, init: str, act: str, seed: int):
 
 
 def init_section(state: PageState) -> None:
-    st.markdown(t("blk.init.intro"))
-    with state.controls():
-        c = st.columns([3, 3, 2, 2, 1])
-        init, act = state.widget("i_init", container=c[0]), state.widget("i_act", container=c[1])
-        depth, width = state.widget("i_depth", container=c[2]), state.widget("i_width", container=c[3])
-        seed = state.widget("i_seed", container=c[4])
+    figure, side = state.stage()
+    with side:
+        # the depth first: a slider stays on the first screen when the presenter view's type wraps the choices
+        depth, init, act, width = (state.widget(n, fold=False) for n in ("i_depth", "i_init", "i_act", "i_width"))
+        with state.more(side):
+            seed = state.widget("i_seed")
     s = cached_init(depth, width, init, act, seed)
     labels = {k: t(f"blk.init.fig.{k}") for k in ("acts", "grads", "std", "layer", "value", "log_grad", "act_std",
                                                     "grad_std")}
-    charts.plotly_chart(st, init_figure(s.acts, s.grads, s.act_std, s.grad_std, labels), key="blk.fig.init")
     ratio = s.grad_std[0] / max(s.grad_std[-1], 1e-300)
+    with figure:
+        charts.plotly_chart(st, init_figure(s.acts, s.grads, s.act_std, s.grad_std, labels), key="blk.fig.init")
+        if s.act_std[-1] < 1e-3 or ratio < 1e-3:
+            st.warning(t("blk.init.vanishing"), icon=":material/trending_down:")
+        elif s.act_std[-1] > 1e3 or ratio > 1e3:
+            st.warning(t("blk.init.exploding"), icon=":material/trending_up:")
+        st.caption(t(f"blk.init.rule.{init}"))
     st.markdown(t("blk.init.summary", first=f"{s.act_std[0]:.3g}", last=f"{s.act_std[-1]:.3g}",
                   g_first=f"{s.grad_std[0]:.3g}", g_last=f"{s.grad_std[-1]:.3g}", ratio=f"{ratio:.3g}", depth=depth))
-    if s.act_std[-1] < 1e-3 or ratio < 1e-3:
-        st.warning(t("blk.init.vanishing"), icon=":material/trending_down:")
-    elif s.act_std[-1] > 1e3 or ratio > 1e3:
-        st.warning(t("blk.init.exploding"), icon=":material/trending_up:")
-    st.caption(t(f"blk.init.rule.{init}"))
+    st.markdown(t("blk.init.intro"))
 
 
 # ---------- position encodings ----------
@@ -119,30 +122,36 @@ def pos_labels() -> dict:
 
 
 def position_section(state: PageState) -> None:
-    st.markdown(t("blk.pos.intro"))
-    c = st.columns(4)
-    d, seed = state.widget("p_dim", container=c[0]), state.widget("p_seed", container=c[1])
-    base, P = state.widget("p_base", container=c[2]), state.widget("p_positions", container=c[3])
+    figure, side = state.stage()
+    with side:
+        d, base, P = (state.widget(n, fold=False) for n in ("p_dim", "p_base", "p_positions"))
+        with state.more(side):
+            seed = state.widget("p_seed")
     q, k = vectors(d, seed)
     labels = pos_labels()
     freqs = rope_frequencies(d, base).numpy()
     shown = sorted({0, 1, d // 4, d // 2 - 1} & set(range(d // 2)))
-    charts.plotly_chart(st, rope_figure(rope_pairs(q, torch.arange(P), base), shown, freqs, labels), key="blk.fig.rope")
-    st.caption(t("blk.pos.rope_help"))
+    with figure:
+        charts.plotly_chart(st, rope_figure(rope_pairs(q, torch.arange(P), base), shown, freqs, labels),
+                            key="blk.fig.rope")
+        st.caption(t("blk.pos.rope_help"))
+    st.markdown(t("blk.pos.intro"))
     st.subheader(t("blk.pos.relative"))
     c = st.columns(3)
     m, n, s = (state.widget(name, container=col) for name, col in zip(("p_m", "p_n", "p_shift"), c, strict=True))
     rows = rope_scores(q, k, m, n, [0, s, 2 * s, 7 * s])
-    st.dataframe(pd.DataFrame(rows, columns=[t("blk.pos.col.m"), t("blk.pos.col.n"), t("blk.pos.col.diff"),
-                                             t("blk.pos.col.dot")]).style.format({t("blk.pos.col.dot"): "{:.10f}"}),
-                 hide_index=True)
+    left, right = st.columns(2, gap="medium")  # below the stage, each smaller than the turning pairs
+    left.dataframe(pd.DataFrame(rows, columns=[t("blk.pos.col.m"), t("blk.pos.col.n"), t("blk.pos.col.diff"),
+                                               t("blk.pos.col.dot")]).style.format({t("blk.pos.col.dot"): "{:.10f}"}),
+                   hide_index=True)
     spread = max(r[3] for r in rows) - min(r[3] for r in rows)
     plain = float(q @ k)
-    st.markdown(t("blk.pos.relative_result", spread=f"{spread:.1e}", plain=f"{plain:.4f}", q=fmt_vec(q),
-                  k=fmt_vec(k)))
+    left.markdown(t("blk.pos.relative_result", spread=f"{spread:.1e}", plain=f"{plain:.4f}", q=fmt_vec(q),
+                    k=fmt_vec(k)))
     Q = rope(q.expand(P, -1), torch.arange(P), base)
     K = rope(k.expand(P, -1), torch.arange(P), base)
-    charts.plotly_chart(st, score_figure((Q @ K.T).numpy(), t("blk.pos.scores_title"), labels), key="blk.fig.scores")
+    charts.plotly_chart(right, score_figure((Q @ K.T).numpy(), t("blk.pos.scores_title"), labels),
+                        key="blk.fig.scores")
     st.subheader(t("blk.pos.trained"))
     st.markdown(t("blk.pos.trained_intro"))
     c = st.columns(3)
@@ -153,8 +162,9 @@ def position_section(state: PageState) -> None:
     with st.spinner(t("blk.pos.training")):
         results = cached_positions(L, L2, tseed)
     heat, acc = position_figures(results, labels)
-    charts.plotly_chart(st, heat, key="blk.fig.pos_att")
-    charts.plotly_chart(st, acc, key="blk.fig.pos_acc")
+    left, right = st.columns(2, gap="medium")
+    charts.plotly_chart(left, heat, key="blk.fig.pos_att")
+    charts.plotly_chart(right, acc, key="blk.fig.pos_acc")
     inside = {r.pos: float(np.nanmean(r.accuracy[1:L])) for r in results}
     beyond = {r.pos: float(np.nanmean(r.accuracy[L:])) if L2 > L else float("nan") for r in results}
     st.dataframe(pd.DataFrame({t("blk.pos.col.encoding"): [labels[f"pos.{p}"] for p in POSITIONS],
@@ -171,25 +181,27 @@ def fmt_vec(v: torch.Tensor) -> str:
 
 # ---------- FFN ----------
 def ffn_section(state: PageState) -> None:
-    st.markdown(t("blk.ffn.intro"))
-    c = st.columns(2)
-    d, ratio = state.widget("f_d", container=c[0]), state.widget("f_ratio", container=c[1])
+    figure, side = state.stage()
+    d, ratio = (state.widget(n, container=side, fold=False) for n in ("f_d", "f_ratio"))
     h, hs = ratio * d, swiglu_hidden(d)
     rows = [("gelu", h), ("swiglu", h), ("swiglu", hs)]
     names = [t("blk.ffn.gelu", h=h), t("blk.ffn.swiglu", h=h), t("blk.ffn.swiglu", h=hs)]
     counts = [ffn_params(kind, d, width) for kind, width in rows]
+    with figure:
+        charts.plotly_chart(st, bars_figure(names, counts, t("blk.ffn.params_title"), t("blk.ffn.col.params")),
+                            key="blk.fig.ffn")
+        st.caption(t("blk.ffn.summary", d=d, h=h, hs=hs, gelu=human_count(counts[0]),
+                     swiglu=human_count(counts[2])))
     module = [sum(p.numel() for p in ffn_module(kind, d, width).parameters()) for kind, width in rows]
     st.dataframe(pd.DataFrame({t("blk.ffn.col.ffn"): names, t("blk.ffn.col.params"): counts,
                                t("blk.ffn.col.module"): module,
                                t("blk.ffn.col.flops"): [2 * x for x in counts],
                                t("blk.ffn.col.ratio"): [x / counts[0] for x in counts]}).style.format(
         {t("blk.ffn.col.ratio"): "{:.3f}"}), hide_index=True)
-    st.markdown(t("blk.ffn.summary", d=d, h=h, hs=hs, gelu=human_count(counts[0]), swiglu=human_count(counts[2])))
     x = np.linspace(-4, 4, 161)
     xt = torch.tensor(x)
     curves = {"ReLU": F.relu(xt).numpy(), "GELU": F.gelu(xt).numpy(), "SiLU (Swish)": F.silu(xt).numpy()}
-    c1, c2 = st.columns(2)
-    charts.plotly_chart(c1, activation_figure(x, curves, {"title": t("blk.ffn.curves")}), key="blk.fig.act")
-    charts.plotly_chart(c2, bars_figure(names, counts, t("blk.ffn.params_title"), t("blk.ffn.col.params")),
-                        key="blk.fig.ffn")
+    left, right = st.columns(2, gap="medium")
+    charts.plotly_chart(left, activation_figure(x, curves, {"title": t("blk.ffn.curves")}), key="blk.fig.act")
+    right.markdown(t("blk.ffn.intro"))
     ffn_batch_view(d, h)

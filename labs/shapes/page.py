@@ -27,7 +27,10 @@ from ui.i18n import t
 from ui.sidebar import cached_device
 from ui.urlstate import PageState, set_values
 
-ROWS = (("batch", "seq_len", "d_model", "n_head"), ("d_ff", "vocab_size", "n_layer", "dtype"))
+MAIN = ("batch", "seq_len", "d_model", "n_head")  # the sizes in the chain's shapes: beside the diagram
+MORE = ("d_ff", "vocab_size", "n_layer", "dtype")
+FLOW_ROWS = 10  # levels of the diagram on view: 440 px, within the first screen (the rest: drag it up)
+TABLE_ROWS = 6  # rows of the step table on view (it scrolls): smaller than the diagram
 ss = st.session_state
 
 
@@ -53,16 +56,23 @@ def error_text(e: ShapeError) -> str:
     return t(f"shp.error.{e.code}", **params)
 
 
-def controls(state: PageState) -> None:
-    bar = st.container(horizontal=True, vertical_alignment="center")
-    bar.caption(t("shp.presets"))
-    for name in PRESETS:
-        bar.button(t(f"shp.preset.{name}"), on_click=apply_preset, args=(name,), key=f"shp.preset_{name}")
-    for row in ROWS:
-        for col, name in zip(st.columns(len(row)), row, strict=True):
-            extra = {"on_change": keep_plain_mha, "args": (state,)} if name == "n_head" else {}
-            state.widget(name, container=col, help=t(f"shp.{name}.help"), **extra)
-    state.widget("tie_embeddings", help=t("shp.tie_embeddings.help"))
+def controls(state: PageState, side) -> None:
+    """The sizes that shape the chain beside it; the presets and the other sizes folded."""
+    def widget(name: str, **kw) -> None:
+        extra = {"on_change": keep_plain_mha, "args": (state,)} if name == "n_head" else {}
+        state.widget(name, help=t(f"shp.{name}.help"), **extra, **kw)
+
+    with side:
+        for name in MAIN:
+            widget(name, fold=False)
+        with state.more(side):
+            bar = st.container(horizontal=True, vertical_alignment="center")
+            bar.caption(t("shp.presets"))
+            for name in PRESETS:
+                bar.button(t(f"shp.preset.{name}"), on_click=apply_preset, args=(name,), key=f"shp.preset_{name}")
+            for name in MORE:
+                widget(name)
+            widget("tie_embeddings")
 
 
 def summary(trace: ModelTrace, c: ShapeConfig) -> None:
@@ -108,17 +118,26 @@ def q_chain(trace: ModelTrace, c: ShapeConfig) -> list[int]:
     return path
 
 
-def trace_views(trace: ModelTrace, c: ShapeConfig, path: list[int]) -> None:
+def flow_labels() -> dict[str, str]:
     labels = {k: t(f"shp.col.{k}") for k in ("module", "op", "in", "out", "params", "flops", "bytes", "code")}
-    labels |= {"input": t("shp.input"), "view_note": t("shp.view_note"), "block": t("shp.block_note")}
-    st.subheader(t("shp.flow"))
-    st.caption(t("shp.flow_help"))
-    charts.plotly_chart(st, flow_figure(trace.steps, [(c.batch, c.seq_len)], labels, highlight=path,
-                                        block=(f"{trace.block}.0", c.n_layer)),
+    return labels | {"input": t("shp.input"), "view_note": t("shp.view_note"), "block": t("shp.block_note")}
+
+
+def flow_view(trace: ModelTrace, c: ShapeConfig, path: list[int]) -> None:
+    """The traced dataflow, its first levels on view (the stage's figure)."""
+    st.markdown(f"**{t('shp.flow')}**")
+    charts.plotly_chart(st, flow_figure(trace.steps, [(c.batch, c.seq_len)], flow_labels(), highlight=path,
+                                        block=(f"{trace.block}.0", c.n_layer), rows_shown=FLOW_ROWS),
                         key="shp.flow_fig")
+    st.caption(t("shp.flow_help"))
+
+
+def step_table_view(trace: ModelTrace, c: ShapeConfig) -> None:
+    labels = flow_labels()
     st.subheader(t("shp.table"))
     st.caption(t("shp.table_help", n=c.n_layer, traced=trace.traced_layers))
-    st.dataframe(step_table(trace.steps, labels), key="shp.table_df", height=35 * (len(trace.steps) + 1) + 3,
+    st.dataframe(step_table(trace.steps, labels), key="shp.table_df",
+                 height=35 * (min(len(trace.steps), TABLE_ROWS) + 1) + 3,
                  column_config={labels["params"]: st.column_config.NumberColumn(format="localized")})
 
 
@@ -152,18 +171,20 @@ def kv_cache(state: PageState, c: ShapeConfig) -> None:
 
 def main() -> None:
     state = PageState(PAGE, SCHEMA)
-    with state.frame(t("shp.title"), t("shp.intro")):
-        with state.controls():
-            controls(state)
+    with state.frame(t("shp.title"), t("shp.intro"), t("shp.about")):
+        figure, side = state.stage()
+        controls(state, side)
         c = ShapeConfig(**{p.name: state.values[p.name] for p in SCHEMA})
         try:
             trace = traced(c)
         except ShapeError as e:
-            st.error(error_text(e), icon=":material/error:")
+            figure.error(error_text(e), icon=":material/error:")
         else:
             summary(trace, c)
             path = q_chain(trace, c)
-            trace_views(trace, c, path)
+            with figure:
+                flow_view(trace, c, path)
+            step_table_view(trace, c)
             lookup_view(c, error_text)
             kv_cache(state, c)
             training_memory_view(trace.totals["params"])

@@ -20,7 +20,10 @@ def norm_figure(x: np.ndarray, y: np.ndarray, group: np.ndarray, labels: dict) -
     the chosen one outlined, every number written in its cell. labels: "input", "output", "sample" ({b}),
     "position", "feature"."""
     B, T, d = x.shape
-    fig = make_subplots(rows=B, cols=2, horizontal_spacing=0.06, vertical_spacing=0.3 / max(B, 1),
+    gap = 55  # px between samples: a title's height, also in the presenter view's larger type
+    height = 120 + (38 * T + gap) * B
+    # the samples share their feature axis: its numbers only under the last one (none overlaps a title)
+    fig = make_subplots(rows=B, cols=2, horizontal_spacing=0.06, vertical_spacing=gap / (height - 70),
                         subplot_titles=[f"{labels[k]} · {labels['sample'].format(b=b)}" for b in range(B)
                                         for k in ("input", "output")])
     span_x, span_y = float(np.abs(x).max()) or 1.0, float(np.abs(y).max()) or 1.0
@@ -37,8 +40,10 @@ def norm_figure(x: np.ndarray, y: np.ndarray, group: np.ndarray, labels: dict) -
                               row=b + 1, col=col)
             fig.update_yaxes(autorange="reversed", title_text=labels["position"] if col == 1 else None,
                              row=b + 1, col=col, dtick=1)
-            fig.update_xaxes(dtick=1, row=b + 1, col=col, title_text=labels["feature"] if b == B - 1 else None)
-    fig.update_layout(height=120 + (38 * T + 70) * B, margin=MARGIN, showlegend=False)
+            fig.update_xaxes(dtick=1, row=b + 1, col=col, showticklabels=b == B - 1,
+                             title_text=labels["feature"] if b == B - 1 else None)
+    fig.update_layout(height=height, margin=MARGIN, showlegend=False)
+    fig.update_annotations(font_size=12)  # the titles side by side fit a phone's half width
     return fig
 
 
@@ -96,7 +101,8 @@ def rope_figure(pairs: np.ndarray, shown: Sequence[int], freqs: np.ndarray, labe
                                  line=dict(color=RED, width=3), hoverinfo="skip"), row=1, col=col)
         fig.update_xaxes(range=[-r, r], row=1, col=col)
         fig.update_yaxes(range=[-r, r], scaleanchor=f"x{col if col > 1 else ''}", row=1, col=col)
-    fig.update_layout(height=320, margin=MARGIN)
+    fig.update_layout(height=360, margin=MARGIN)  # the section's main figure: taller than the ones below it
+    fig.update_annotations(font_size=12)  # four titles side by side
     return fig
 
 
@@ -160,14 +166,14 @@ def depth_frame(runs: Sequence[tuple[str, list[int], list[float], np.ndarray, np
     labels: "step", "loss", "layer", "grad_norm", "loss_title", "norm_title", "init_title", "caption" ({step})."""
     loss = xy_panel(labels["loss_title"],
                     [series(s, v, color=c, label=n) for (n, s, v, *_), c in zip(runs, RUN_COLORS, strict=False)],
-                    x_label=labels["step"], y_label=labels["loss"], width=380, height=260)
+                    x_label=labels["step"], y_label=labels["loss"], width=380, height=240)
 
     def norms(title: str, pick: int, log: bool) -> dict:
         items = [series(np.arange(1, len(r[pick]) + 1), r[pick], color=c, label=r[0])
                  for r, c in zip(runs, RUN_COLORS, strict=False)]
         finite = [float(v) for r in runs for v in np.ravel(r[pick]) if np.isfinite(v)]
         top = max(finite, default=0.0) * 1.1 or 1.0
-        return xy_panel(title, items, x_label=labels["layer"], y_label=labels["grad_norm"], width=300, height=260,
+        return xy_panel(title, items, x_label=labels["layer"], y_label=labels["grad_norm"], width=300, height=240,
                         log_y=log, y_range=None if log else (0.0, top))
 
     steps = max((r[1][-1] for r in runs if r[1]), default=0)
@@ -182,7 +188,7 @@ def moe_frame(runs: Sequence[dict], labels: dict) -> dict:
     "load_title" ({name}), "cluster_title" ({name}), "expert", "cluster", "caption" ({step})."""
     panels = [xy_panel(labels["loss_title"], [series(r["steps"], r["loss"], color=c, label=r["name"])
                                               for r, c in zip(runs, RUN_COLORS, strict=False)],
-                       x_label=labels["step"], y_label=labels["loss"], width=340, height=240)]
+                       x_label=labels["step"], y_label=labels["loss"], width=400, height=240)]
     for r in runs:
         E = r["load"].shape[0]
         panels.append(heatmap_panel(labels["load_title"].format(name=r["name"]), r["load"], vmin=0.0,

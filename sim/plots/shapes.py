@@ -127,10 +127,13 @@ def _hover(step: ShapeStep, labels: dict) -> str:
 
 
 def flow_figure(steps: list[ShapeStep], input_shapes: Sequence[Sequence[int]], labels: dict,
-                highlight: Sequence[int] = (), block: tuple[str, int] | None = None) -> go.Figure:
+                highlight: Sequence[int] = (), block: tuple[str, int] | None = None,
+                rows_shown: int | None = None) -> go.Figure:
     """The traced dataflow, top to bottom. Nodes in `highlight` get a red border.
 
     block: (module path of the drawn block, how many times it repeats) frames that block's nodes.
+    rows_shown: at most this many levels on view (the figure as tall as they need, every row as tall as ever); the
+    rest is reached by dragging the diagram up.
     labels: "input", "params", "flops", "bytes", "view_note", "block".
     """
     place = flow_layout(steps, len(input_shapes))
@@ -185,11 +188,12 @@ def flow_figure(steps: list[ShapeStep], input_shapes: Sequence[Sequence[int]], l
                    textfont=dict(size=11, color=INK), cliponaxis=False,
                    marker=dict(symbol="square", size=26, opacity=0)),
     ], layout=dict(shapes=shapes))
-    fig.update_layout(template=WHITE, showlegend=False, height=ROW_PX * n_rows + 40,
+    shown = min(n_rows, rows_shown or n_rows)
+    fig.update_layout(template=WHITE, showlegend=False, height=ROW_PX * shown + 40,
                       margin=dict(l=10, r=10, t=25, b=10),
                       hoverlabel=dict(align="left"), dragmode="pan")
     fig.update_xaxes(visible=False, range=[-0.6, n_lanes - 0.4 + (0.9 if block else 0)], fixedrange=True)
-    fig.update_yaxes(visible=False, range=[-n_rows + 0.4, 0.8], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[-shown + 0.4, 0.8], fixedrange=shown == n_rows)
     return fig
 
 

@@ -348,32 +348,41 @@ def fmt(values, digits: int = 3) -> str:
     return "[" + ", ".join(fmt(v, digits) if getattr(v, "ndim", 0) else f"{float(v):.{digits}f}" for v in values) + "]"
 
 
-def notes_bars() -> tuple[list[str], list[float], list[float]]:
-    """The notes' keys ("key0" …), their scores and their softmax weights."""
+def notes_bars(temperature: float = 1.0) -> tuple[list[str], list[float], list[float]]:
+    """The notes' keys ("key0" …), their scores and their softmax weights at `temperature` (the notes': 1)."""
     scores = torch.tensor(NOTES_SCORES)
-    weights, _ = attend_row(scores, torch.tensor(NOTES_VALUES))
+    weights, _ = attend_row(scores / temperature, torch.tensor(NOTES_VALUES))
     return [f"key{j}" for j in range(len(NOTES_SCORES))], scores.tolist(), weights.tolist()
 
 
-def notes_softmax_table(key_header: str) -> str:
-    """The notes' softmax as a Markdown table: per key its score s, e^s and the weight; the sums last."""
+def notes_softmax_table(key_header: str, temperature: float = 1.0) -> str:
+    """The notes' softmax as a Markdown table: per key its score s, e^s (e^(s/τ) at another temperature) and the
+    weight; the sums last."""
     scores, values = torch.tensor(NOTES_SCORES), torch.tensor(NOTES_VALUES)
-    weights, _ = attend_row(scores, values)
-    steps = softmax_steps(scores)
-    rows = [f"| {key_header} | s | e^s | e^s / Σ |", "|---|---:|---:|---:|"]
+    weights, _ = attend_row(scores / temperature, values)
+    steps = softmax_steps(scores / temperature)
+    power = "e^s" if temperature == 1 else f"e^(s/{temperature:g})"
+    rows = [f"| {key_header} | s | {power} | {power} / Σ |", "|---|---:|---:|---:|"]
     rows += [f"| key{j} | {s:g} | {e:.4f} | **{w:.3f}** |" for j, (s, e, w) in
              enumerate(zip(scores.tolist(), steps["exp"].tolist(), weights.tolist(), strict=True))]
     rows.append(f"| Σ | | {steps['exp_sum'].item():.4f} | {steps['stable'].sum().item():.3f} |")
     return "\n".join(rows)
 
 
-def notes_weighted_sum_text() -> str:
-    """The notes' output as the weighted sum of the value vectors, term by term (a code block)."""
+def notes_weighted_sum_text(temperature: float = 1.0) -> str:
+    """The notes' output as the weighted sum of the value vectors, term by term (a code block), at `temperature`."""
     scores, values = torch.tensor(NOTES_SCORES), torch.tensor(NOTES_VALUES)
-    weights, out = attend_row(scores, values)
+    weights, out = attend_row(scores / temperature, values)
     terms = " + ".join(f"{w:.3f}×{fmt(v_, 0)}" for w, v_ in zip(weights.tolist(), values.tolist(), strict=True))
     return (f"v0 = {fmt(values[0], 0)}   v1 = {fmt(values[1], 0)}   v2 = {fmt(values[2], 0)}\n"
             f"output = {terms}\n       = {fmt(out)}")
+
+
+def weight_share(weights) -> str:
+    """How the largest of a row of softmax weights stands to the rest: "all" (≥ 0.99: the others get almost
+    nothing), "most" (over half, the others still count) or "spread" (half or less)."""
+    top = max(weights)
+    return "all" if top >= 0.99 else "most" if top > 0.5 else "spread"
 
 
 def stable_softmax_table(big: float, naive: str, stable: str) -> tuple[str, bool]:
