@@ -36,6 +36,8 @@ STYLE = f"""
 .stApp .st-key-{HEADER} > :not(:first-child) {{ flex-shrink: 0; }}
 /* pills and segmented buttons wrap in a narrow column (Streamlit keeps them on one row, scrolling) */
 .stApp [data-testid="stMain"] [data-testid="stButtonGroup"] > div {{ flex-wrap: wrap; }}
+.stApp [data-testid="stMain"] [data-testid="stButtonGroup"] > div > button {{ max-width: 100%; height: auto; }}
+.stApp [data-testid="stMain"] [data-testid="stButtonGroup"] > div > button p {{ white-space: normal; }}
 /* a lab's section switch stays one row (the figure's place does not depend on how many sections fit): on a narrow
    screen it scrolls sideways on its own */
 .stApp .st-key-{SECTIONS} [data-testid="stButtonGroup"] > div {{ flex-wrap: nowrap; overflow-x: auto;

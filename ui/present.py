@@ -34,8 +34,9 @@ html, .stApp { font-size: 26px; }
 .stApp h1 { font-size: 1.6rem !important; color: $highlight !important; }
 .stApp h2, .stApp h3 { font-size: 2.2rem !important; color: $highlight !important; }
 .stApp [data-testid="stMetricValue"] { font-size: 2.6rem !important; }
-.stApp button { font-size: 1.1rem !important; border: 2px solid $highlight !important; background: $black !important;
-  color: $white !important; }
+.stApp button:not([data-testid="stTooltipIcon"] button) { font-size: 1.1rem !important;
+  border: 2px solid $highlight !important; background: $black !important; color: $white !important; }
+.stApp [data-testid="stTooltipIcon"] svg { color: $white !important; fill: currentColor; }
 .stApp button p, .stApp button span { color: inherit !important; font-size: 1.1rem !important; }
 .stApp button[kind="primary"] { background: $highlight !important; color: $black !important; }
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],
