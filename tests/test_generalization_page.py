@@ -157,7 +157,8 @@ def test_capacity_sweep_averages_draws_and_says_so():
 
     expected = capacity_sweep(*at.session_state["gen.data_key"])
     assert expected.draws > 1
-    assert EN["gen.cap.draws"].format(draws=expected.draws, best=expected.best) in texts(at)
+    n_val = len(at.session_state["gen.data"].val)
+    assert EN["gen.cap.draws"].format(draws=expected.draws, best=expected.best, n_val=n_val) in texts(at)
     assert not at.exception
 
 

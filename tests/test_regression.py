@@ -423,11 +423,13 @@ def test_lr_advice_against_the_two_by_two_hessian():
     lam = (a + c) / 2 + np.sqrt(((a - c) / 2) ** 2 + m * m)
     for lr, kind in ((0.9 / lam, "ok"), (1.1 / lam, "zigzag"), (1.9 / lam, "zigzag"), (2.1 / lam, "diverge")):
         advice = lr_advice(GDRun(d.x, d.y, GDConfig(lr=lr)))
-        assert advice.kind == kind and not advice.minibatch
+        assert advice.kind == kind
         assert advice.zigzag == pytest.approx(1 / lam) and advice.diverge == pytest.approx(2 / lam)
+        huber = lr_advice(GDRun(d.x, d.y, GDConfig(ModelConfig(loss="huber"), lr=lr))).kind
+        assert huber == ("huber_ok" if kind == "ok" else "huber_large")  # Huber is no more curved, and capped
     assert lr_advice(GDRun(d.x, d.y, GDConfig(ModelConfig(loss="mae"), lr=100.0))).kind == "mae"
-    assert lr_advice(GDRun(d.x, d.y, GDConfig(lr=0.1, batch_size=8))).minibatch
-    assert not lr_advice(GDRun(d.x, d.y, GDConfig(lr=0.1, batch_size=25))).minibatch
+    assert lr_advice(GDRun(d.x, d.y, GDConfig(lr=0.1, batch_size=8))).kind == "minibatch"
+    assert lr_advice(GDRun(d.x, d.y, GDConfig(lr=0.1, batch_size=25))).kind == "ok"  # a batch of all 25: full
 
 
 def test_path_background_is_the_minimum_and_ellipses_at_quartered_start_losses():

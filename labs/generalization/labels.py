@@ -2,6 +2,7 @@
 
 A "template" here is a catalogue text with its {placeholders} left in: the frame builder fills them.
 """
+from sim.fitting.claims import capacity_reading
 from sim.fitting.generalization import Sweep
 from ui.i18n import t
 
@@ -19,10 +20,12 @@ def cv() -> dict:
 
 
 def capacity(sweep: Sweep, n_train: int, degree: int) -> tuple[dict, dict]:
-    """sim.plots.generalization.capacity_figures' two label sets: the sweep's and the fit's."""
+    """sim.plots.generalization.capacity_figures' two label sets: the sweep's and the fit's (under- and over-fitting
+    marked only where the sweep shows them: sim.fitting.claims.capacity_reading)."""
+    reading = capacity_reading(sweep.degrees, sweep.val)
     return ({"degree": t("gen.degree"), "mse": t("gen.mse"), "train": t("gen.part.train"), "val": t("gen.part.val"),
              "new": t("gen.new_data"), "best": t("gen.cap.best", d=sweep.best), "chosen": t("gen.cap.chosen"),
-             "under": t("gen.cap.under"), "over": t("gen.cap.over"),
+             "under": t("gen.cap.under") if reading.under else "", "over": t("gen.cap.over") if reading.over else "",
              "interpolating": t("gen.cap.interpolating", n=n_train, d=sweep.interpolating or 0),
              "band": t("gen.cap.band", draws=sweep.draws), "this_val": t("gen.cap.this_val")},
             parts() | {"fit": t("gen.cap.fit", d=degree)})

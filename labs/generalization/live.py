@@ -11,6 +11,7 @@ import streamlit as st
 
 from labs.generalization import labels
 from sim.core.live import Cursor, LiveSpec
+from sim.fitting import claims
 from sim.fitting.fit import FitConfig, FitTrainer
 from sim.fitting.generalization import CurveData, FitRun, NoisyPoints
 from sim.plots import generalization as plots
@@ -112,7 +113,29 @@ def live_section(name: str, config: FitConfig, data_key: tuple, data: CurveData 
     restored = ss.get(f"gen.{name}.restored")
     if restored is not None and restored["serial"] is None and cursor is not None:
         restored["serial"] = cursor.serial  # a Reset from here on goes back to the shared run
+    if cursor is not None and not cursor.playing:
+        # paused or stopped only: a playing view is not rerun with the page, so a sentence here would describe an
+        # epoch the view has left (a press of Play or Pause reruns the whole page)
+        with cursor.model() as run:
+            text = run_reading(name, run.trainer, data)
+        if text:
+            st.caption(text)
     return cursor
+
+
+def run_reading(name: str, trainer: FitTrainer, data: CurveData | NoisyPoints) -> str:
+    """What section `name`'s run shows at its epoch (sim.fitting.claims), in the page's words; "" at epoch 0."""
+    last = trainer.history[-1]
+    if trainer.epoch == 0:
+        return ""
+    if name == "noise":
+        r = claims.noise_reading((trainer.predict(data.X_train) > 0.5).astype(int), data.y_train, data.flipped)
+        return t(f"gen.noise.now.{r.case}", epoch=trainer.epoch, m=r.memorised, f=r.flipped,
+                 rest=r.flipped - r.memorised, train=f"{last['train_acc']:.1%}", val=f"{last['val_acc']:.1%}")
+    r = claims.curve_reading(trainer.history, trainer.best_epoch, trainer.best_val)
+    loss = plots.loss_text  # as the live view's caption prints them
+    return t(f"gen.curve.{r.case}", epoch=r.epoch, best=r.best, best_val=loss(r.best_val), val=loss(r.val),
+             best_train=loss(r.best_train), train=loss(r.train))
 
 
 def bench_spec(seed: int | None = None, name: str = "cap") -> tuple[LiveSpec, Callable[[list[dict]], object]]:

@@ -8,6 +8,7 @@ from labs.generalization.cv_view import cv_view
 from labs.generalization.leak_view import leakage_section
 from labs.generalization.live import live_section
 from labs.generalization.schema import PAGE, SCHEMA
+from sim.fitting.claims import capacity_reading, cv_reading
 from sim.fitting.fit import FitConfig
 from sim.fitting.generalization import (
     CurveData,
@@ -101,7 +102,9 @@ def split_section(state: PageState) -> None:
     cols[0].metric(t("gen.cv.mean", k=k), f"{mean:.3f} ± {std:.3f}")
     cols[1].metric(t("gen.cv.holdout"), f"{fit.val:.3f}")
     cols[2].metric(t("gen.cv.new"), f"{fit.new:.3f}")
-    st.caption(t("gen.cv.note"))
+    closer = cv_reading(mean, fit.val, fit.new)  # which of the two estimates beside it came closer, this time
+    st.caption(t("gen.cv.note") + " " + t(f"gen.cv.closer.{closer.case}", cv=f"{closer.cv_miss:.3f}",
+                                          holdout=f"{closer.holdout_miss:.3f}"))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -119,13 +122,15 @@ def capacity_section(state: PageState) -> None:
                                                 *labels.capacity(sweep, len(data.train), degree))
     with figure:
         charts.plotly_chart(st, sweep_fig, key="gen.sweep_fig")
-        st.caption(t("gen.cap.draws", draws=sweep.draws, best=sweep.best))
+        st.caption(t("gen.cap.draws", draws=sweep.draws, best=sweep.best, n_val=len(data.val)))
     left, right = st.columns(2, gap="medium")  # the chosen degree's fit, half the page's width
     charts.plotly_chart(left, fit_fig, key="gen.fit_fig")
     with right:
         for col, name in zip(st.columns(3), ("train", "val", "new"), strict=True):
             col.metric(t(f"gen.cap.metric.{name}", d=degree), f"{getattr(fit, name):.4f}")
-        st.markdown(t("gen.cap.intro"))
+        shows = capacity_reading(sweep.degrees, sweep.val)  # what the averaged validation curve above does
+        st.markdown(t("gen.cap.intro") + " " + t(f"gen.cap.shows.{shows.case}", best=shows.best, low=f"{shows.low:.3g}",
+                                                 peak=shows.peak, high=f"{shows.high:.3g}", top=shows.top))
     st.subheader(t("gen.es.title"))
     st.markdown(t("gen.es.intro"))
     v = state.values

@@ -6,6 +6,7 @@ import streamlit as st
 
 from labs.regression.views import data_labels, num, param_labels
 from sim.core.live import Cursor, LiveSpec
+from sim.fitting import claims
 from sim.fitting import regression as reg
 from sim.fitting.regression_data import RegressionData
 from sim.plots import regression as plots
@@ -33,13 +34,22 @@ def drawn(frame: dict, data: RegressionData, background: tuple | None, labels: d
             "n": frame["n"]}
 
 
+def divergence_text(gd: reg.GDRun) -> str:
+    """Why a stopped run stopped, in the words its case allows (sim.fitting.claims.divergence_case)."""
+    case = claims.divergence_case(gd)
+    if case == "overflow":
+        return t("reg.issue.overflow")
+    key = {"grew": "reg.diverged", "capped": "reg.diverged_capped", "overflowed": "reg.diverged_overflowed"}[case]
+    loss = gd.config.model.loss
+    return t(key, epoch=gd.epoch, loss=num(gd.history[-1]), start=num(gd.start_loss), lr=num(gd.config.lr),
+             loss_name=t(f"reg.loss.{loss}"))
+
+
 def live_panel(spec: LiveSpec, data: RegressionData, config: reg.ModelConfig, background: tuple | None) -> Cursor:
     def messages(cursor: Cursor) -> None:
         if cursor.stopped and cursor.error is None:
             with cursor.model() as run:  # where it stopped
-                gd = run.gd
-                st.error(t("reg.diverged", epoch=gd.epoch, loss=num(gd.history[-1]), start=num(gd.start_loss),
-                           lr=num(gd.config.lr)), icon=":material/error:")
+                st.error(divergence_text(run.gd), icon=":material/error:")
 
     labels = frame_labels(data, config)
     show = frames_view(spec, lambda f: drawn(f, data, background, labels), key="reg.live", stopped="diverged")

@@ -102,26 +102,25 @@ def gd_config(state: PageState, config: reg.ModelConfig) -> reg.GDConfig:
 
 
 def lr_advice(run: reg.GDRun) -> None:
-    """Where this learning rate sits against the squared loss's limits 1/λ and 2/λ."""
+    """Where this learning rate sits against the squared loss's limits 1/λ and 2/λ, in the words its kind allows
+    (reg.lr_advice: a mini-batch run or a large step on Huber's loss gets the limits, not a forecast)."""
     advice = reg.lr_advice(run)
-    args = {"lr": num(run.config.lr), "zigzag": num(advice.zigzag), "diverge": num(advice.diverge)}
-    if advice.kind == "mae":
-        st.caption(t("reg.lr.mae"))
-        return
+    args = {"lr": num(run.config.lr), "zigzag": num(advice.zigzag), "diverge": num(advice.diverge),
+            "b": run.config.batch_size}
+    text = t(f"reg.lr.{advice.kind}", **args)
     if advice.kind == "diverge":
-        st.warning(t("reg.lr.diverge", **args), icon=":material/trending_up:")
+        st.warning(text, icon=":material/trending_up:")
     elif advice.kind == "zigzag":
-        st.info(t("reg.lr.zigzag", **args), icon=":material/swap_vert:")
+        st.info(text, icon=":material/swap_vert:")
     else:
-        st.caption(t("reg.lr.ok", **args))
-    if advice.minibatch:
-        st.caption(t("reg.lr.minibatch"))
+        st.caption(text)
 
 
 def gd_view(state: PageState, data: RegressionData, data_key: tuple,
-            config: reg.ModelConfig) -> tuple[reg.Fit, np.ndarray | None]:
+            config: reg.ModelConfig) -> tuple[reg.Fit, np.ndarray | None, bool]:
     """The live run of the settings (its Play bar above its view, the advice on its learning rate below); returns
-    its model at the step shown, and its (w, b) path for one weight."""
+    its model at the step shown, its (w, b) path for one weight, and whether it plays (then the model is the step
+    of this page run, behind the live view: nothing below may show it)."""
     gd = gd_config(state, config)
     start = reg.GDRun(data.x, data.y, gd)  # the run at w = b = 0: what the advice and the path's background read
     cursor = live_panel(live_spec(data, data_key, gd, state.values["speed"]), data, config, reg.path_background(start))
@@ -130,7 +129,7 @@ def gd_view(state: PageState, data: RegressionData, data_key: tuple,
         model, path = run.gd.as_fit(), run.gd.path_array() if run.with_path else None
     if not cursor.playing:
         metrics_row(data, model)
-    return model, path
+    return model, path, cursor.playing
 
 
 # ---------- page ----------
@@ -159,16 +158,17 @@ def main() -> None:
     with state.frame(t("reg.title"), t("reg.intro"), t("reg.about")):
         figure, side = state.stage()
         data, data_key, config = controls(state, side)
-        path = None  # the gradient-descent path, drawn on the loss surface
+        path, playing = None, False  # the gradient-descent path, drawn on the loss surface; whether its run plays
         with figure:
             if state.values["solver"] == "closed_form":
                 model = closed_form_view(data, config)
             else:
-                model, path = gd_view(state, data, data_key, config)
+                model, path, playing = gd_view(state, data, data_key, config)
         if not model.overflow:
             # one panel at a time: hidden tabs would still rebuild their figures on every rerun
             panel = state.widget("panel", fold=False, label_visibility="collapsed")
-            {"residuals": lambda: residuals_panel(data, model), "surface": lambda: surface_panel(data, config, path),
+            {"residuals": lambda: residuals_panel(data, model, playing),
+             "surface": lambda: surface_panel(data, config, path, playing),
              "outliers": lambda: outliers_panel(data, config),
              "step": lambda: step_panel(state, data, data_key, config)}[panel]()
 

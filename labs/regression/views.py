@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from sim.core.text import html
+from sim.fitting import claims
 from sim.fitting import regression as reg
 from sim.fitting.regression_data import NOTES_EXAMPLE, RegressionData
 from sim.plots import regression as plots
@@ -51,11 +52,17 @@ def metrics_row(data: RegressionData, model: reg.Fit) -> None:
         col.metric(t(f"reg.metric.{name}"), num(m[name]), help=t(f"reg.metric.{name}_help"))
     rule = reg.rule_scores(data)
     if rule is not None:  # the notes' rule written by a person: average the two days
-        st.caption(t("reg.temperature_rule", rule=num(rule["rmse"]), fit=num(m["rmse"])))
+        verdict = claims.rule_verdict(rule["rmse"], m["rmse"])
+        st.caption(t(f"reg.temperature_rule.{verdict}", rule=num(rule["rmse"]), fit=num(m["rmse"])))
 
 
 # ---------- panels below ----------
-def residuals_panel(data: RegressionData, model: reg.Fit) -> None:
+def residuals_panel(data: RegressionData, model: reg.Fit, playing: bool = False) -> None:
+    """The model's residuals; while a live run plays, a note instead (its model here is the step of this page run,
+    behind the live view)."""
+    if playing:
+        st.caption(t("reg.playing"))
+        return
     labels = {"x": column(data, data.x.shape[1] - 1), **{k: t(f"reg.plot.{k}") for k in
                                                          ("fitted", "residual", "count", "vs_x", "vs_fit", "hist")}}
     figure, words = st.columns(STAGE, gap="medium")  # as wide as the fit above it, and lower
@@ -63,8 +70,10 @@ def residuals_panel(data: RegressionData, model: reg.Fit) -> None:
     words.caption(t("reg.residuals_help"))
 
 
-def surface_panel(data: RegressionData, config: reg.ModelConfig, path: np.ndarray | None) -> None:
-    """The loss over (w, b), with `path` (the gradient-descent run's, at the step shown) drawn on it."""
+def surface_panel(data: RegressionData, config: reg.ModelConfig, path: np.ndarray | None,
+                  playing: bool = False) -> None:
+    """The loss over (w, b), with `path` (the gradient-descent run's, at the step shown) drawn on it; while the run
+    plays, without it (the live view draws the path as it goes)."""
     k = reg.parameter_count(data.x, config.degree)
     if k != 2:
         st.info(t("reg.surface_only_two", k=k))
@@ -72,8 +81,10 @@ def surface_panel(data: RegressionData, config: reg.ModelConfig, path: np.ndarra
     labels = {**param_labels(config), "loss": t("reg.plot.loss"), "path": t("reg.plot.path"),
               "start": t("reg.plot.start"), "optimum": t("reg.plot.optimum")}
     figure, words = st.columns(2, gap="medium")  # half the page's width: smaller than the fit above it
-    charts.plotly_chart(figure, plots.surface_view(data, config, path, labels), key="reg.surface_fig")
-    words.caption(t("reg.surface_help") + ("" if path is not None else " " + t("reg.surface_no_path")))
+    shown = None if playing else path
+    charts.plotly_chart(figure, plots.surface_view(data, config, shown, labels), key="reg.surface_fig")
+    note = "reg.surface_playing" if playing else None if path is not None else "reg.surface_no_path"
+    words.caption(t("reg.surface_help") + ("" if note is None else " " + t(note)))
 
 
 def outliers_panel(data: RegressionData, config: reg.ModelConfig) -> None:
@@ -81,6 +92,7 @@ def outliers_panel(data: RegressionData, config: reg.ModelConfig) -> None:
     if not data.outlier.any():
         st.info(t("reg.outliers_none"))
     labels = {**data_labels(data), "fit_all": t("reg.plot.fit_all"), "fit_clean": t("reg.plot.fit_clean")}
+    shifts = {}
     for col, loss in zip(st.columns(2), ("mse", "huber"), strict=True):
         fits = reg.outlier_fits(data, config, loss)
         if fits.fit.overflow:
@@ -89,7 +101,11 @@ def outliers_panel(data: RegressionData, config: reg.ModelConfig) -> None:
         col.markdown(f"**{t(f'reg.loss.{loss}')}**")
         charts.plotly_chart(col, plots.outlier_view(data, fits, labels), key=f"reg.outlier_fig.{loss}")
         if fits.shift is not None:
+            shifts[loss] = fits.shift
             col.caption(t("reg.outliers_shift", shift=num(fits.shift), unit=num(fits.shift_units)))
+    if len(shifts) == 2:  # what these outliers did to the two fits, read off the two shifts shown above
+        st.markdown(t(f"reg.outliers_compare.{claims.outlier_verdict(shifts['mse'], shifts['huber'])}",
+                      mse=num(shifts["mse"]), huber=num(shifts["huber"])))
     st.caption(t("reg.outliers_help", delta=num(config.delta)))
 
 
@@ -140,7 +156,9 @@ def step_panel(state: PageState, data: RegressionData, data_key: tuple, config: 
     if key != ("example",) and not config.inputs_as_is:
         st.caption(t("reg.step_features"))
     st.caption(t("reg.step_loss", before=num(s.loss_before), after=num(s.loss_after)))
-    if not math.isfinite(s.loss_after):
+    if not math.isfinite(s.loss_before):  # the features themselves overflow: no step is to blame
+        st.error(t("reg.issue.overflow"), icon=":material/error:")
+    elif not math.isfinite(s.loss_after):
         st.error(t("reg.step_overflow", lr=num(lr)), icon=":material/error:")
     if key == ("example",) and count == 0:
         st.success(t("reg.step_example_done", w=num(s.w_new[0]), b=num(s.b_new)), icon=":material/check:")

@@ -61,6 +61,7 @@ class Leak:
     leaky: Scores
     honest: Scores
     example: dict  # arrays of the first draw (see each scenario for the keys)
+    draws: int  # independent draws the scores are means over
 
 
 def _mean_scores(draws: list[tuple[float, float, float, float]]) -> tuple[Scores, Scores]:
@@ -108,7 +109,7 @@ def scaling_leak(strength: float, seed: int, n_train: int = 300, n_test: int = 1
         draws.append((knn_score(pool, X_tr, y_tr, X_te, y_te), knn_score(pool, X_tr, y_tr, X_new, y_new),
                       knn_score(X_tr, X_tr, y_tr, X_te, y_te), knn_score(X_tr, X_tr, y_tr, X_new, y_new)))
         example = example or {"train": X_tr[:, 2:], "test": X_te[:, 2:], "new": X_new[:300, 2:]}
-    return Leak(*_mean_scores(draws), example)
+    return Leak(*_mean_scores(draws), example, len(draws))
 
 
 # ---------- 2. several records per person ----------
@@ -153,7 +154,7 @@ def group_leak(records: int, seed: int, n_records: int = 1000, n_new: int = 1000
         if example is None:
             example = {"random_test": random_test.reshape(n_people, records),
                        "group_test": group_test.reshape(n_people, records)}
-    return Leak(*_mean_scores(draws), example)
+    return Leak(*_mean_scores(draws), example, len(draws))
 
 
 # ---------- 3. a time series ----------
@@ -207,7 +208,7 @@ def time_leak(spell: float, seed: int, n_pool: int = 1000, n_new: int = 500, tes
         draws.append(tuple(scores))
         if example is None:
             example = {"y": y, "shuffled_test": shuffled_test, "future_test": future_test, "future_train": future_train}
-    return Leak(*_mean_scores(draws), example)
+    return Leak(*_mean_scores(draws), example, len(draws))
 
 
 SCENARIOS = {"scaling": scaling_leak, "group": group_leak, "time": time_leak}

@@ -564,24 +564,33 @@ def rule_scores(data: RegressionData) -> dict[str, float | None] | None:
 
 @dataclass(frozen=True)
 class LRAdvice:
-    """Where a run's learning rate sits against the squared loss's limits 1/λ and 2/λ."""
+    """Where a run's learning rate sits against the squared loss's limits 1/λ and 2/λ, and what that lets the page
+    say of the run (the page's i18n key ends with `kind`)."""
 
-    kind: str  # "mae" (no such limits), "diverge" (η ≥ 2/λ), "zigzag" (1/λ ≤ η < 2/λ) or "ok"
+    # full-batch squared error: "ok" (η < 1/λ), "zigzag" (1/λ ≤ η < 2/λ) or "diverge" (η ≥ 2/λ), what its
+    # eigen-directions do (each multiplies its error by 1 − ηλᵢ); Huber, full batch: "huber_ok" (η < 1/λ: no more
+    # curved than squared error, so no step reverses the last) or "huber_large" (what it does depends on how many
+    # points lie within δ: the page says nothing it could get wrong); "minibatch" (the full-batch limits, only a
+    # guide: a batch's own curvature differs); "mae" (no such limits)
+    kind: str
     zigzag: float  # 1/λ (NaN for "mae")
     diverge: float  # 2/λ (NaN for "mae")
-    minibatch: bool  # updates on part of the data: the limits are a full-batch guide
 
 
 def lr_advice(run: GDRun) -> LRAdvice:
     """The learning rate of run against lr_limits of its design matrix."""
-    size = run.config.batch_size
-    minibatch = bool(size) and size < len(run.y)
-    if run.config.model.loss == "mae":
-        return LRAdvice("mae", float("nan"), float("nan"), minibatch)
+    loss, size = run.config.model.loss, run.config.batch_size
+    if loss == "mae":
+        return LRAdvice("mae", float("nan"), float("nan"))
     zigzag, diverge = lr_limits(run.X)
     lr = run.config.lr
-    kind = "diverge" if lr >= diverge else "zigzag" if lr >= zigzag else "ok"
-    return LRAdvice(kind, zigzag, diverge, minibatch)
+    if size and size < len(run.y):
+        kind = "minibatch"
+    elif loss == "huber":
+        kind = "huber_large" if lr >= zigzag else "huber_ok"
+    else:
+        kind = "diverge" if lr >= diverge else "zigzag" if lr >= zigzag else "ok"
+    return LRAdvice(kind, zigzag, diverge)
 
 
 def path_background(run: GDRun) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[float, float]] | None:

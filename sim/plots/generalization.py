@@ -129,7 +129,8 @@ def sweep_figure(degrees: np.ndarray, train: np.ndarray, val: np.ndarray, new: n
                  this_val: np.ndarray | None = None) -> go.Figure:
     """Training, validation and new-data error against polynomial degree (log scale), best and chosen marked.
 
-    Left of the best validation degree is shaded as under-fitting, right of it as over-fitting. With several
+    Left of the best validation degree is shaded as under-fitting, right of it as over-fitting, each only where its
+    label is not empty (sim.fitting.claims.capacity_reading says where the sweep shows them). With several
     draws averaged: band (low, high) shades the draws' spread of validation error, this_val is the shown
     data set's own validation error (a thin line).
     labels: "degree", "mse", "train", "val", "new", "best", "chosen", "under", "over", "interpolating"; with a
@@ -154,11 +155,14 @@ def sweep_figure(degrees: np.ndarray, train: np.ndarray, val: np.ndarray, new: n
                                                 (val, labels["val"], VAL_COLOR, None),
                                                 (new, labels["new"], NEW_COLOR, "dot"))] + spread
     lo, hi = degrees[0] - 0.5, degrees[-1] + 0.5
+    # a region only where the caller's reading of the sweep found it (an empty label: none, e.g. no rise past best)
+    regions = [(x0, x1, color, text, x, anchor) for x0, x1, color, text, x, anchor in (
+        (lo, best, TRAIN_COLOR, labels["under"], lo, "left"), (best, hi, VAL_COLOR, labels["over"], hi, "right"))
+        if text]
     shapes = [dict(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref="x", yref="paper", fillcolor=color, opacity=0.06,
-                   line_width=0, layer="below") for x0, x1, color in ((lo, best, TRAIN_COLOR), (best, hi, VAL_COLOR))]
+                   line_width=0, layer="below") for x0, x1, color, *_ in regions]
     notes = [dict(x=x, y=1, xref="x", yref="paper", text=text, showarrow=False, xanchor=anchor, yanchor="top",
-                  font=dict(size=11, color=GUIDE_COLOR)) for x, text, anchor in ((lo, labels["under"], "left"),
-                                                                                  (hi, labels["over"], "right"))]
+                  font=dict(size=11, color=GUIDE_COLOR)) for *_, text, x, anchor in regions]
     marks = [_vline(best, VAL_COLOR, "dash", labels["best"], "left")]
     if chosen != best and degrees[0] <= chosen <= degrees[-1]:
         marks.append(_vline(chosen, FIT_COLOR, "dot", labels["chosen"], "right"))
@@ -362,6 +366,12 @@ def cv_frame(data: CurveData, folds: list[Fold], shown: int, labels: dict) -> di
     return {"caption": caption, "panels": panels}
 
 
+def loss_text(value: float) -> str:
+    """A loss as the live captions print it: four significant digits, so a run near zero loss (noise 0) does not
+    read 0.0000 at every epoch."""
+    return f"{value:#.4g}"
+
+
 def curve_frame(frame: dict, data: CurveData, labels: dict, extra: list[dict] | None = None,
                 caption: str = "") -> dict:
     """A run's frame (sim.fitting.generalization.FitRun, "curve" or "weights") on the 1-D curve: its fit over the
@@ -374,9 +384,9 @@ def curve_frame(frame: dict, data: CurveData, labels: dict, extra: list[dict] | 
     fit = fit_panel(*data.train_val(), GRID, frame["pred"], true_curve(GRID), padded_range(data.y), labels["fit"],
                     size)
     losses = curves_panel(frame["curves"], frame["best_epoch"], labels["loss"], log_y=True, size=size)
-    head = labels["caption"].format(epoch=frame["epoch"], train=f"{last['train_loss']:.4f}",
-                                    val=f"{last['val_loss']:.4f}", best=frame["best_epoch"],
-                                    best_val=f"{frame['best_val']:.4f}")
+    head = labels["caption"].format(epoch=frame["epoch"], train=loss_text(last["train_loss"]),
+                                    val=loss_text(last["val_loss"]), best=frame["best_epoch"],
+                                    best_val=loss_text(frame["best_val"]))
     return {"epoch": frame["epoch"], "caption": "  ·  ".join(filter(None, [head, caption])),
             "panels": [fit, losses, *(extra or [])]}
 
