@@ -16,13 +16,13 @@ from labs.optimizers.muon import spectrum_caption, training_caption
 from labs.optimizers.race import names, standing_text
 from labs.optimizers.schema import SCHEMA
 from labs.optimizers.views import steps_text
+from sim.core.claims import compared
 from sim.optim.claims import (
     APART,
     DOWN,
     GAP,
     LEVEL,
     NEAR_ONE,
-    compared,
     ends,
     final_losses,
     held_until,
@@ -289,8 +289,8 @@ def test_the_race_says_what_its_table_shows(races):
             by = {v["label"]: v for v in views}
             if "adam" in by and "muon" in by:
                 m, a = by["muon"], by["adam"]
-                assert cases == {"time": compared(m["ms"], a["ms"]),
-                                 "state": compared(m["state_bytes"], a["state_bytes"])}, label
+                assert cases == {"time": compared(m["ms"], a["ms"], LEVEL),
+                                 "state": compared(m["state_bytes"], a["state_bytes"], LEVEL)}, label
                 assert EN[f"opt.race.muon_time.{cases['time']}"].format(muon=fmt(m["ms"], 3),
                                                                         adam=fmt(a["ms"], 3)) in text
                 assert EN[f"opt.race.muon_state.{cases['state']}"].format(
@@ -347,8 +347,9 @@ def test_the_cases_and_their_keys():
                 *(f"opt.mu.ends.{c}" for c in ("muon", "adamw", "level")),
                 *(f"opt.dec.{o}_ends.{c}" for o in ("adam", "adamw") for c in ("alike", "apart"))):
         both(key)
-    assert compared(1.26, 1.0) == "more" and compared(1.0, 1.26) == "less" and compared(1.2, 1.0) == "level"
-    assert compared(0.0, 0.0) == "level" and final_losses(math.nan, 0.1) == "failed"
+    assert compared(1.26, 1.0, LEVEL) == "more" and compared(1.0, 1.26, LEVEL) == "less"
+    assert compared(1.2, 1.0, LEVEL) == "level"
+    assert compared(0.0, 0.0, LEVEL) == "level" and final_losses(math.nan, 0.1) == "failed"
     assert RACE_LRS["sgd"] < 10.0  # the diverging race above raises SGD's rate
 
 

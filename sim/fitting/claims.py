@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.core.claims import compared
 from sim.fitting.leakage import Scores
 from sim.fitting.regression import GDRun
 
@@ -22,13 +23,6 @@ MEMORISED, CLEAN = 0.8, 0.2  # a network that answers the flipped label on at le
 # memorised them; on at most 20 % (the true class on the rest), it has not
 NOTICE = 0.03  # a leakage gap (reported − new accuracy) under 3 points is "close"
 SIGNIFICANT = 2.0  # ... and so is one within this many standard errors of the draws' mean
-
-
-def compared(a: float, b: float, level: float) -> str:
-    """"more" (a above b by more than the factor `level`), "less" (below by more) or "level"."""
-    if a > level * b:
-        return "more"
-    return "less" if b > level * a else "level"
 
 
 # ---------- regression ----------

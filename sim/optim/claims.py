@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.core.claims import compared
 from sim.optim.optimizers import momentum_rate
 
 NEAR_ONE = 0.6  # a singular value at least this after the Newton–Schulz steps has reached "about 1"
@@ -17,13 +18,6 @@ GAP = 0.05  # two weights that end less than this apart end "alike"
 LEVEL = 1.25  # two losses (or step times, or byte counts) within this factor of each other are "about level"
 DOWN = 0.5  # a racer whose loss is at most this share of its loss at step 0 "has come down"
 EDGE = 1e-9  # a rate this close to 1 is on the edge: α·λₙ is 2 + 2β up to rounding (the sliders reach it)
-
-
-def compared(a: float, b: float, level: float = LEVEL) -> str:
-    """"more" (a above b by more than the factor `level`), "less" (below by more) or "level"."""
-    if a > level * b:
-        return "more"
-    return "less" if b > level * a else "level"
 
 
 # ---------- momentum's theory on the quadratic ----------
@@ -88,7 +82,7 @@ def final_losses(adamw: float, muon: float) -> str:
     loss is not a finite number: the page's warning says so)."""
     if not (math.isfinite(adamw) and math.isfinite(muon)):
         return "failed"
-    return {"more": "muon", "less": "adamw", "level": "level"}[compared(adamw, muon)]
+    return {"more": "muon", "less": "adamw", "level": "level"}[compared(adamw, muon, LEVEL)]
 
 
 # ---------- learning-rate schedules ----------
@@ -125,4 +119,5 @@ def muon_against_adam(views: Sequence[Mapping]) -> dict[str, str] | None:
     muon, adam = by.get("muon"), by.get("adam")
     if muon is None or adam is None or muon["ms"] is None or adam["ms"] is None:
         return None
-    return {"time": compared(muon["ms"], adam["ms"]), "state": compared(muon["state_bytes"], adam["state_bytes"])}
+    return {"time": compared(muon["ms"], adam["ms"], LEVEL),
+            "state": compared(muon["state_bytes"], adam["state_bytes"], LEVEL)}
