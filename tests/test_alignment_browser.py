@@ -21,7 +21,7 @@ from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 EN, ZH = catalogue("en"), catalogue("zh")
-PANEL = '[data-testid="live-panel-0"]'  # the losses
+PANEL = '[data-testid="live-panel-0"]'  # the shares (format, rule-following, the reward model's accuracy)
 
 
 def test_the_pipeline_plays_pauses_steps_and_resets(server, page):

@@ -18,8 +18,10 @@ def test_the_frame_draws_the_runs_curves():
     f = run.frame()
     d = pipeline_frame(f, LABELS)
     assert d["epoch"] == 40 and d["caption"] == "40/68 dpo"
-    loss, shares, reward, kl = d["panels"]
+    shares, loss, reward, kl = d["panels"]  # the shares first: the live view's figure, drawn larger than the others
     assert all(p["x_range"] == [0.0, 40.0] for p in d["panels"])
+    assert all(shares["width"] > p["width"] and shares["height"] > p["height"]
+               and shares["width"] / shares["height"] >= p["width"] / p["height"] for p in (loss, reward, kl))
     lines = {s["label"]: s for s in loss["series"] if s["label"]}
     assert set(lines) == {"pretrain", "sft", "reward", "dpo + nll"}  # the DPO loss curve is named as its label says
     x, y = run.curves["sft"]["loss"]

@@ -52,9 +52,11 @@ def test_the_training_plays_pauses_steps_and_resets(server, page):
     no_exception(page)
 
 
-def plotly(page, i: int):
-    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot').length > {i}", timeout=60_000)
-    fig = page.locator(".js-plotly-plot").nth(i)
+def plotly(page, key: str):
+    """The Plotly figure drawn with this key (the paradigms section: asst.fig.disc, .gen beside it, .map, .bandit)."""
+    selector = f".st-key-{key.replace('.', '-')} .js-plotly-plot"
+    page.wait_for_selector(selector, timeout=60_000)
+    fig = page.locator(selector).first
     fig.scroll_into_view_if_needed()
     return fig
 
@@ -62,8 +64,8 @@ def plotly(page, i: int):
 def test_the_generative_model_draws_new_points_and_the_map_links_to_the_labs(server, page):
     page.set_viewport_size({"width": 1400, "height": 1300})
     open_page(page, f"{server}/assistant?lang=en&section=paradigms&p_samples=0")
-    plotly(page, 3)
-    fig = plotly(page, 2)  # the generative model's figure
+    plotly(page, "asst.fig.bandit")
+    fig = plotly(page, "asst.fig.gen")  # the generative model's figure, on the stage beside its slider
     page.wait_for_timeout(1000)
     before = pixels(fig)
     thumb = page.locator('.st-key-asst-p_samples input[type="range"]')
@@ -73,13 +75,13 @@ def test_the_generative_model_draws_new_points_and_the_map_links_to_the_labs(ser
 
     def redrawn():
         try:
-            now = pixels(page.locator(".js-plotly-plot").nth(2))
+            now = pixels(page.locator(".st-key-asst-fig-gen .js-plotly-plot").first)
         except PlaywrightError as e:  # the figure is being replaced by the rerun
             raise AssertionError(str(e)) from None
         assert np.abs(now - before).mean() > 0.2
     eventually(redrawn, 60)
     no_exception(page)
-    link = plotly(page, 0).locator("a", has_text=EN["asst.map.ml"]).first
+    link = plotly(page, "asst.fig.map").locator("a", has_text=EN["asst.map.ml"]).first
     link.click(force=True)  # the point clicked is the box drawn inside the same link
     page.wait_for_url(re.compile(r"/classification\?lang=en"), timeout=30_000)
     page.wait_for_selector('[data-testid="stApp"]')

@@ -66,7 +66,7 @@ def test_the_sentence_becomes_next_token_pairs_and_a_short_one_is_a_warning():
 
 def test_the_map_links_to_the_labs_that_show_each_level():
     at = shared_lab(PAGE, "en", section="paradigms")
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    spec = json.loads(next(c for c in at.get("plotly_chart") if c.proto.id.endswith("asst.fig.map")).proto.spec)
     hrefs = " ".join(a["text"] for a in spec["layout"]["annotations"])
     for lab in ("classification", "blocks", "lm", "assistant"):
         assert f'href="/{lab}?lang=en"' in hrefs

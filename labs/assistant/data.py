@@ -54,10 +54,14 @@ def kind_of(corpus: Corpus, i: int) -> str:
 
 
 def steps_view(corpus: Corpus, result: Cleaned) -> None:
-    st.markdown(say(cl.summary(corpus, result)))
+    """The stage's figure: what each step removed, by what the lines truly were, and the steps' scores under it."""
     if not result.steps:
         st.info(t("asst.data.no_steps"))
         return
+    rows = [(str(t(f"asst.d_steps.{s.name}")), _count(corpus, s.removed)) for s in result.steps]
+    kinds = {k: str(t(f"asst.data.kind.{k}")) for k in KINDS}
+    charts.plotly_chart(st, removed_figure(rows, kinds, {"lines": str(t("asst.data.fig.lines"))}),
+                        key="asst.fig.removed")
     pct = lambda x: "–" if x is None else f"{x:.1%}"  # noqa: E731
     st.dataframe({str(t("asst.data.col.step")): [str(t(f"asst.d_steps.{s.name}")) for s in result.steps],
                   str(t("asst.data.col.seen")): [s.seen for s in result.steps],
@@ -66,18 +70,22 @@ def steps_view(corpus: Corpus, result: Cleaned) -> None:
                   str(t("asst.data.col.recall")): [pct(s.recall) for s in result.steps],
                   str(t("asst.data.col.target")): [str(t(f"asst.data.target.{s.name}")) for s in result.steps]},
                  hide_index=True)
-    rows = [(str(t(f"asst.d_steps.{s.name}")), _count(corpus, s.removed)) for s in result.steps]
-    kinds = {k: str(t(f"asst.data.kind.{k}")) for k in KINDS}
-    charts.plotly_chart(st, removed_figure(rows, kinds, {"lines": str(t("asst.data.fig.lines"))}),
-                        key="asst.fig.removed")
-    st.markdown(say(cl.left(result)))
-    with st.expander(t("asst.data.examples")):
-        for s in result.steps:
-            shown = s.removed[:4]
-            st.markdown(t("asst.data.example_head", step=t(f"asst.d_steps.{s.name}"), n=len(s.removed)))
-            for i in shown:
-                st.markdown(t("asst.data.example", line=md(corpus.lines[i], 120), kind=t(f"asst.data.kind."
-                                                                                           f"{kind_of(corpus, i)}")))
+
+
+def steps_words(corpus: Corpus, result: Cleaned) -> None:
+    """Below the stage: the raw corpus and what is left of its problems, the lines each step removed, what the
+    section does."""
+    st.markdown(say(cl.summary(corpus, result)))
+    if result.steps:
+        st.markdown(say(cl.left(result)))
+        with st.expander(t("asst.data.examples")):
+            for s in result.steps:
+                shown = s.removed[:4]
+                st.markdown(t("asst.data.example_head", step=t(f"asst.d_steps.{s.name}"), n=len(s.removed)))
+                for i in shown:
+                    st.markdown(t("asst.data.example", line=md(corpus.lines[i], 120),
+                                  kind=t(f"asst.data.kind.{kind_of(corpus, i)}")))
+    st.markdown(t("asst.data.intro"))
 
 
 def _count(corpus: Corpus, removed: list[int]) -> dict[str, int]:
@@ -88,21 +96,24 @@ def _count(corpus: Corpus, removed: list[int]) -> dict[str, int]:
 
 
 def minhash_view(corpus: Corpus, result: Cleaned, v: dict) -> None:
+    """The LSH S-curve and MinHash's estimates side by side, each half the page's width (smaller than the stage's
+    figure), each with what it shows under it."""
     st.subheader(t("asst.data.mh.title"))
     near = next((s for s in result.steps if s.name == "near"), None)
     exact, est = cl.pair_estimates(corpus, config(v))
+    curve, estimates = st.columns(2, gap="medium")
     if near is None:
-        st.info(t("asst.data.mh.off"))
+        curve.info(t("asst.data.mh.off"))
     else:
         bands, rows = near.detail["bands"], near.detail["rows"]
         grid = np.linspace(0, 1, 101)
         labels = {k: str(t(f"asst.data.mh.{k}")) for k in ("curve", "threshold", "pairs", "jaccard", "chance")}
-        charts.plotly_chart(st, lsh_figure(grid, candidate_probability(grid, bands, rows), v["d_threshold"], exact,
-                                           labels), key="asst.fig.lsh")
-        st.markdown(say(cl.lsh(near, v["d_perm"])))
+        charts.plotly_chart(curve, lsh_figure(grid, candidate_probability(grid, bands, rows), v["d_threshold"], exact,
+                                              labels), key="asst.fig.lsh")
+        curve.markdown(say(cl.lsh(near, v["d_perm"])))
     labels = {k: str(t(f"asst.data.mh.{k}")) for k in ("pairs", "band", "jaccard", "estimate")}
-    charts.plotly_chart(st, estimate_figure(exact, est, labels), key="asst.fig.estimate")
-    st.markdown(say(cl.estimate_error(exact, est, v["d_perm"])))
+    charts.plotly_chart(estimates, estimate_figure(exact, est, labels), key="asst.fig.estimate")
+    estimates.markdown(say(cl.estimate_error(exact, est, v["d_perm"])))
 
 
 def live_spec(v: dict, corpus: Corpus, result: Cleaned) -> LiveSpec:
@@ -154,15 +165,21 @@ def training_view(state: PageState, corpus: Corpus, result: Cleaned) -> None:
 
 
 def data_section(state: PageState) -> None:
-    st.markdown(t("asst.data.intro"))
-    with state.controls():
-        state.widget("d_steps")
-        for col, n in zip(st.columns(5), ("d_min_words", "d_threshold", "d_perm", "d_ngram", "d_seed"), strict=True):
-            state.widget(n, container=col)
+    figure, side = state.stage()
+    with side:  # sliders first: the steps' pills wrap to several rows in the narrow column
+        for n in ("d_threshold", "d_min_words"):
+            state.widget(n, fold=False)
+        state.widget("d_steps")  # the presenter view's type makes a pill wider than this column: there, behind the
+        # controls button, whose box is nearly as wide as the screen
+        with state.more(side):
+            for n in ("d_perm", "d_ngram", "d_seed"):
+                state.widget(n)
     v = state.values
     corpus, result = cleaned(tuple(sorted((k, v[k]) for k in ("d_steps", "d_min_words", "d_threshold", "d_perm",
                                                                 "d_ngram", "d_seed"))))
-    steps_view(corpus, result)
+    with figure:
+        steps_view(corpus, result)
+    steps_words(corpus, result)
     minhash_view(corpus, result, v)
     training_view(state, corpus, result)
 

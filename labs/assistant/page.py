@@ -10,7 +10,7 @@ from ui.urlstate import PageState
 
 def main() -> None:
     PageState(PAGE, SCHEMA).sections(t("asst.title"), t("asst.intro"), {
-        "paradigms": paradigms_section, "data": data_section, "pipeline": pipeline_section})
+        "paradigms": paradigms_section, "data": data_section, "pipeline": pipeline_section}, t("asst.about"))
 
 
 main()

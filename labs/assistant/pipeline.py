@@ -27,6 +27,9 @@ SETTINGS = ("pipe_beta", "pipe_nll", "pipe_kl", "pipe_seed")
 FIG = ("step", "loss", "share", "reward", "kl", "loss_title", "share_title", "reward_title", "kl_title", "format",
        "follows", "accuracy", "caption")
 SIDE_PROMPTS = 6  # prompts in the side-by-side table
+# px: the side-by-side table's width at most, so it stays smaller than the live view's shares panel in the presenter
+# view too, where its rows are taller and the panel no taller than 55 % of the screen
+SIDE_WIDTH = 480
 
 
 def pipeline_spec(v: dict, steps: dict | None = None) -> LiveSpec:
@@ -64,10 +67,13 @@ def show_view(spec: LiveSpec, nll_weight: float) -> live_run.Show:
 
 
 def pipeline_section(state) -> None:
-    st.markdown(t("asst.pipe.intro"))
-    with state.controls():
-        for col, n in zip(st.columns(5), ("pipe_beta", "pipe_nll", "pipe_kl", "pipe_speed", "pipe_seed"), strict=True):
-            state.widget(n, container=col)
+    figure, side = state.stage()
+    with side:  # what the preference stages do with the SFT model, on view; the pace and the seed folded
+        for n in ("pipe_beta", "pipe_kl", "pipe_nll"):
+            state.widget(n, fold=False)
+        with state.more(side):
+            for n in ("pipe_speed", "pipe_seed"):
+                state.widget(n)
     v = state.values
 
     def messages(cursor: Cursor) -> None:
@@ -76,10 +82,13 @@ def pipeline_section(state) -> None:
             st.error(t("asst.pipe.diverged", step=f["steps"]))
 
     spec = pipeline_spec(v)
-    cursor = live_run.live_lab(spec, show_view(spec, v["pipe_nll"]), prefix="asst.pipe", messages=messages,
-                               bad_settings=lambda e: st.error(t("asst.pipe.bad_settings")), n=10 * v["pipe_speed"])
+    with figure:
+        cursor = live_run.live_lab(spec, show_view(spec, v["pipe_nll"]), prefix="asst.pipe", messages=messages,
+                                   bad_settings=lambda e: st.error(t("asst.pipe.bad_settings")),
+                                   n=10 * v["pipe_speed"])
     if cursor is None:
         return
+    st.markdown(t("asst.pipe.intro"))
     # what is said of the run is of the step on screen: while the view plays on its own, the page is not rerun, so
     # its figures and answers are shown only when the run is paused or stopped
     still = not cursor.playing
@@ -88,9 +97,12 @@ def pipeline_section(state) -> None:
                          "\n"))
     else:
         st.caption(t("asst.pipe.playing"))
-    _mask()
+    mask, side_by_side = st.columns(2, gap="medium")  # each half the page's width: smaller than the live view
+    with mask:
+        _mask()
     if still:
-        _side_by_side(cursor)
+        with side_by_side:
+            _side_by_side(cursor)
     st.markdown(t("asst.pipe.hacking"))
     hack = cursor.memo(("hacking",), lambda run: report.hacking(run, v["pipe_kl"])) if still else []
     if hack:
@@ -113,5 +125,5 @@ def _side_by_side(cursor: Cursor) -> None:
     prompts, answers, follows = cursor.memo(("side",), lambda run: run.side_by_side(SIDE_PROMPTS))
     rows = side_by_side_rows(prompts, answers, follows, {s: stage_name(s) for s in STAGES},
                              str(t("asst.pipe.side.prompt")))
-    st.dataframe(rows, hide_index=True, key="asst.pipe.side")
+    st.dataframe(rows, hide_index=True, key="asst.pipe.side", width=SIDE_WIDTH)
     st.caption(t("asst.pipe.side.explain"))

@@ -12,14 +12,19 @@ from sim.plots.panels import series, xy_panel
 
 STAGE_COLORS = {"pretrain": GUIDE, "sft": BLUE, "reward": BROWN, "dpo": GREEN, "rlhf": PURPLE, "hack": RED}
 MARGIN = dict(l=50, r=10, t=40, b=40)
+# the shares are the live view's figure (what each stage made of the model, and what the settings beside it
+# change): wider and taller than the other panels, which are narrower than a phone and of a narrower shape, so the
+# shares stay the largest where a phone narrows it to its width and where the presenter view caps the height; one
+# other panel fits beside it on a laptop
+MAIN_PANEL, SIDE_PANEL = (460, 350), (270, 222)
 
 
 def pipeline_frame(frame: Mapping, labels: Mapping[str, str]) -> dict:
-    """The live view of PipelineRun.frame(): four panels on the run's step axis (0 to the run's step). Loss of the
-    stages that minimise one (pretraining, SFT, the reward model's Bradley-Terry loss, DPO); shares (the format share
-    of the pretrained and SFT models, the rule-following share of SFT, DPO, RLHF and RLHF without KL, the reward
-    model's held-out accuracy); the (normalised) reward of the answers of DPO, RLHF and RLHF without KL; their KL
-    from the SFT model.
+    """The live view of PipelineRun.frame(): four panels on the run's step axis (0 to the run's step). Shares, the
+    largest (the format share of the pretrained and SFT models, the rule-following share of SFT, DPO, RLHF and RLHF
+    without KL, the reward model's held-out accuracy); loss of the stages that minimise one (pretraining, SFT, the
+    reward model's Bradley-Terry loss, DPO); the (normalised) reward of the answers of DPO, RLHF and RLHF without
+    KL; their KL from the SFT model.
     labels: "step", "loss", "share", "reward", "kl", "loss_title", "share_title", "reward_title", "kl_title",
     "format", "follows", "accuracy", "caption" ({step} {total} {stage}), each stage's name, and "dpo_loss" (the DPO
     loss curve's name: it says when the loss holds the chosen answers' NLL term too)."""
@@ -38,25 +43,26 @@ def pipeline_frame(frame: Mapping, labels: Mapping[str, str]) -> dict:
         return [series([s["start"], s["start"]], [lo, hi], color=GUIDE, width=0.5, dash=True)
                 for s in frame["stages"][1:] if s["start"] <= frame["steps"]]
 
-    losses = [x for s, name in (("pretrain", labels["pretrain"]), ("sft", labels["sft"]), ("reward", labels["reward"]),
-                                ("dpo", labels["dpo_loss"])) for x in line(s, "loss", name)]
-    top = max((max([v for v in x["y"] if v is not None], default=0.0) for x in losses), default=1.0)
-    loss = xy_panel(labels["loss_title"], losses + boundaries(0, top), x_label=labels["step"],
-                    y_label=labels["loss"], x_range=span, width=330, height=250)
     share_lines = (line("pretrain", "format", f"{labels['pretrain']}: {labels['format']}", dash=True)
                    + line("sft", "format", f"{labels['sft']}: {labels['format']}", dash=True)
                    + [x for s in ("sft", "dpo", "rlhf", "hack")
                       for x in line(s, "follows", f"{labels[s]}: {labels['follows']}")]
                    + line("reward", "accuracy", f"{labels['reward']}: {labels['accuracy']}"))
     shares = xy_panel(labels["share_title"], share_lines + boundaries(0, 1), x_label=labels["step"],
-                      y_label=labels["share"], x_range=span, y_range=(0.0, 1.0), width=330, height=250)
+                      y_label=labels["share"], x_range=span, y_range=(0.0, 1.0), width=MAIN_PANEL[0],
+                      height=MAIN_PANEL[1])
+    losses = [x for s, name in (("pretrain", labels["pretrain"]), ("sft", labels["sft"]), ("reward", labels["reward"]),
+                                ("dpo", labels["dpo_loss"])) for x in line(s, "loss", name)]
+    top = max((max([v for v in x["y"] if v is not None], default=0.0) for x in losses), default=1.0)
+    side = dict(x_label=labels["step"], x_range=span, width=SIDE_PANEL[0], height=SIDE_PANEL[1])
+    loss = xy_panel(labels["loss_title"], losses + boundaries(0, top), y_label=labels["loss"], **side)
     policy = ("dpo", "rlhf", "hack")
     reward = xy_panel(labels["reward_title"], [x for s in policy for x in line(s, "reward", labels[s])],
-                      x_label=labels["step"], y_label=labels["reward"], x_range=span, width=330, height=250)
-    kl = xy_panel(labels["kl_title"], [x for s in policy for x in line(s, "kl", labels[s])],
-                  x_label=labels["step"], y_label=labels["kl"], x_range=span, width=330, height=250)
+                      y_label=labels["reward"], **side)
+    kl = xy_panel(labels["kl_title"], [x for s in policy for x in line(s, "kl", labels[s])], y_label=labels["kl"],
+                  **side)
     caption = labels["caption"].format(step=frame["steps"], total=total, stage=labels[frame["stage"]])
-    return {"epoch": frame["steps"], "caption": caption, "panels": [loss, shares, reward, kl]}
+    return {"epoch": frame["steps"], "caption": caption, "panels": [shares, loss, reward, kl]}
 
 
 def mask_figure(tokens: Sequence[str], targets: Sequence[str], mask: np.ndarray,

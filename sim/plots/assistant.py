@@ -3,6 +3,8 @@ the two models' boundaries and samples, the bandit's policy, what each cleaning 
 the raw-vs-clean live frame. Data in, figure out; the words come in `labels`."""
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -14,31 +16,63 @@ from sim.plots.panels import series, xy_panel
 
 MAP_LEVELS = ("ai", "ml", "dl", "genai", "llm")  # outermost first
 MAP_COLOURS = (tint(NEUTRAL, 0.25), tint(BLUE, 0.25), tint(GREEN, 0.3), tint(PURPLE, 0.3), tint(ORANGE, 0.45))
+# the map's geometry (px): a level's title line, a line of its note, the space below its text and below its box; the
+# indent of each level (a share of the width), and the columns of a note's line (a Chinese character takes two)
+MAP_HEAD, MAP_LINE, MAP_PAD, MAP_FOOT = 24, 16, 8, 4
+MAP_INDENT, MAP_NOTE_COLUMNS = 0.035, 36
+# heights (px) of the sections' main figures (the two models' boundaries, side by side; what each cleaning step
+# removed) and of the figures below them (each half the page's width or less), so the main one is the largest on
+# every screen
+BOUNDARY_HEIGHT, REMOVED_HEIGHT, BANDIT_HEIGHT = 420, 340, 280
 KIND_COLOURS = {"junk": AMBER, "exact": BLUE, "near": PURPLE, "test": RED, "clean": NEUTRAL}
 
 
 # ---------- paradigms ----------
 def paradigm_map(names: dict[str, str], notes: dict[str, str], links: dict[str, str]) -> go.Figure:
-    """AI ⊃ ML ⊃ DL ⊃ generative AI ⊃ LLM as nested boxes; each box's title links to the lab that shows it.
+    """AI ⊃ ML ⊃ DL ⊃ generative AI ⊃ LLM as nested boxes, each box's title and note in its own band above the boxes
+    inside it; each title links to the lab that shows that level.
 
-    names/notes: level -> title / one line; links: level -> the lab's address ("/classification?lang=en")."""
+    names/notes: level -> title / one line; links: level -> the lab's address ("/classification?lang=en").
+    The y axis counts pixels from the bottom (the figure has no margins), so the bands keep their height whatever
+    the width; a note wraps at MAP_NOTE_COLUMNS columns, which fits the innermost box on a phone and in the presenter
+    view's larger type."""
+    wrapped = {level: "<br>".join(_lines(notes[level], MAP_NOTE_COLUMNS)) for level in MAP_LEVELS}
+    band = MAP_HEAD + MAP_LINE * max(w.count("<br>") + 1 for w in wrapped.values()) + MAP_PAD  # one level's text
+    height = len(MAP_LEVELS) * (band + MAP_FOOT) + MAP_PAD
     fig = go.Figure()
     for i, (level, colour) in enumerate(zip(MAP_LEVELS, MAP_COLOURS, strict=True)):
-        x0, y0 = 0.04 * i * 2.2, 0.085 * i
-        fig.add_shape(type="rect", x0=x0, y0=y0, x1=1 - x0 * 0.3, y1=1 - 0.02 * i, line=dict(color=INK, width=1),
-                      fillcolor=colour, layer="below")
+        x0, top = MAP_INDENT * i, height - 1 - band * i
+        fig.add_shape(type="rect", x0=x0, y0=1 + MAP_FOOT * i, x1=1 - MAP_INDENT * i / 3, y1=top,
+                      line=dict(color=INK, width=1), fillcolor=colour, layer="below")
         title = names[level]
         if level in links:
             title = f'<a href="{links[level]}" target="_self">{title}</a>'
-        fig.add_annotation(x=x0 + 0.01, y=1 - 0.02 * i - 0.012, xanchor="left", yanchor="top", showarrow=False,
-                           align="left", text=f"<b>{title}</b>", font=dict(size=14, color=INK), captureevents=True)
-        fig.add_annotation(x=x0 + 0.01, y=1 - 0.02 * i - 0.052, xanchor="left", yanchor="top", showarrow=False,
-                           align="left", text=notes[level], font=dict(size=11, color=INK))
+        fig.add_annotation(x=x0 + 0.015, y=top - 4, xanchor="left", yanchor="top", showarrow=False, align="left",
+                           text=f"<b>{title}</b>", font=dict(size=14, color=INK), captureevents=True)
+        fig.add_annotation(x=x0 + 0.015, y=top - MAP_HEAD - 2, xanchor="left", yanchor="top", showarrow=False,
+                           align="left", text=wrapped[level], font=dict(size=11, color=INK))
     fig.update_xaxes(visible=False, range=[0, 1])
-    fig.update_yaxes(visible=False, range=[0.3, 1])
-    fig.update_layout(height=380, margin=dict(l=0, r=0, t=0, b=0), plot_bgcolor="white", paper_bgcolor="white",
+    fig.update_yaxes(visible=False, range=[0, height])
+    fig.update_layout(height=height, margin=dict(l=0, r=0, t=0, b=0), plot_bgcolor="white", paper_bgcolor="white",
                       dragmode=False)
     return fig
+
+
+def _lines(text: str, columns: int) -> list[str]:
+    """`text` in lines of at most `columns` columns where it can break (after a space or a full-width comma or
+    semicolon); a wide (CJK) character takes two columns."""
+    lines, line = [], ""
+    for piece in re.findall(r"[^ ，；]+[ ，；]*", text):
+        if line and _width(line + piece.rstrip()) > columns:
+            lines.append(line.rstrip())
+            line = ""
+        line += piece
+    return lines + [line.rstrip()] if line else lines
+
+
+def _width(text: str) -> int:
+    """The columns `text` takes on a line: two for a wide (CJK) character, one for any other."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def boundary_figure(xs: np.ndarray, ys: np.ndarray, proba: np.ndarray, X: np.ndarray, y: np.ndarray,
@@ -64,8 +98,12 @@ def boundary_figure(xs: np.ndarray, ys: np.ndarray, proba: np.ndarray, X: np.nda
                                                  line=dict(color=CLASSES[k], width=1.5))))
     fig.update_xaxes(range=[xs[0], xs[-1]])
     fig.update_yaxes(range=[ys[0], ys[-1]], scaleanchor="x")
-    compact_layout(fig, labels["x1"], labels["x2"], height=400)
-    fig.update_layout(title=dict(text=labels["title"], x=0, y=0.99, font=dict(size=14)), margin=dict(t=60))
+    compact_layout(fig, labels["x1"], labels["x2"], height=BOUNDARY_HEIGHT)
+    # two of these share the stage's figure column: the kind of model and the model each on a line of the title, the
+    # legend two entries a row, so neither runs past the figure's width in the presenter view's larger type
+    title = re.sub(r"([:：])\s*", r"\1<br>", labels["title"], count=1)
+    fig.update_layout(title=dict(text=title, x=0, y=0.95, yanchor="top", font=dict(size=14)), margin=dict(t=92),
+                      legend=dict(entrywidth=0.5, entrywidthmode="fraction"))
     return fig
 
 
@@ -80,7 +118,7 @@ def bandit_figure(probs: np.ndarray, mean_reward: np.ndarray, payouts: Sequence[
     fig.add_trace(go.Scatter(x=steps[1:], y=mean_reward, mode="lines", name=labels["reward"],
                              line=dict(color=INK, width=1.5, dash="dot")))
     fig.update_yaxes(range=[0, 1.02])
-    return compact_layout(fig, labels["step"], labels["prob"], height=300)
+    return compact_layout(fig, labels["step"], labels["prob"], height=BANDIT_HEIGHT)
 
 
 # ---------- data before training ----------
@@ -93,7 +131,7 @@ def removed_figure(rows: Sequence[tuple[str, dict[str, int]]], kinds: dict[str, 
         fig.add_trace(go.Bar(x=names, y=[r[1].get(kind, 0) for r in rows], name=name,
                              marker_color=KIND_COLOURS[kind]))
     fig.update_layout(barmode="stack")
-    return compact_layout(fig, "", labels["lines"], height=300)
+    return compact_layout(fig, "", labels["lines"], height=REMOVED_HEIGHT)
 
 
 def lsh_figure(grid: np.ndarray, chance: np.ndarray, threshold: float, pairs: np.ndarray, labels: dict) -> go.Figure:
