@@ -76,8 +76,8 @@ class PageState:
             value = container.number_input(label, p.lo, p.hi, step=p.step, key=key, **kw)
         elif p.kind in ("int", "float"):
             value = container.slider(label, p.lo, p.hi, step=p.step, key=key, **kw)
-        elif p.kind == "bool":
-            value = container.toggle(label, key=key, **kw)
+        elif p.kind == "bool":  # its label on as many lines as a narrow column needs, never cut short
+            value = container.toggle(label, key=key, wrap=True, **kw)
         elif p.kind == "text":
             value = container.text_input(label, key=key, max_chars=p.max_len, **kw)
         elif p.kind == "multi":

@@ -63,7 +63,7 @@ def sparse_section(state: PageState) -> None:
     with side:
         for n in ("s_T", "s_w", "s_globals"):
             state.widget(n, fold=False)
-        state.widget("s_causal", fold=False, wrap=True)  # its label says what causal means: on two lines, not cut
+        state.widget("s_causal", fold=False)
         with state.more(side):
             for n in ("s_gap", "s_random", "s_layers", "s_seed"):
                 state.widget(n)
