@@ -144,18 +144,6 @@ class PageState:
         finally:
             self._folded -= 1
 
-    def columns(self, spec, controls: int, **kw) -> list:
-        """st.columns(spec), where column `controls` holds only controls (drawn with `with state.controls(col)`).
-
-        In the presenter view that column goes behind the controls button (None here) and one full-width
-        container stands for the others, so the body takes the whole projector.
-        """
-        if self.fold is None:
-            return st.columns(spec, **kw)
-        body = st.container()
-        n = spec if isinstance(spec, int) else len(spec)
-        return [None if i == controls else body for i in range(n)]
-
     def stage(self, ratio: tuple[int, int] = layout.STAGE) -> tuple:
         """(figure, controls) of a section (ui.layout.stage): draw the main controls into `controls` with
         `widget(..., container=controls)` (they stay on view, in the presenter view too) and the rest with

@@ -74,7 +74,7 @@ def zero_grad_text(with_zero: LoopRun, without: LoopRun, steps: int) -> Markup:
 def no_grad_part(state: PageState, config: NetConfig) -> None:
     st.subheader(t("fnd.loop.nograd.title"))
     st.markdown(t("fnd.loop.nograd.intro"))
-    with state.controls(state.columns(2, controls=0)[0]):  # a slider as wide as the chart below
+    with state.controls(st.columns(2)[0]):  # a slider as wide as the chart below
         batch = state.widget("l_batch", help=t("fnd.l_batch.help"))
     on, off = saved(config, batch)
     cols = st.columns(3)
