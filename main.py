@@ -52,11 +52,12 @@ if classroom.code():  # in a class: a teacher's change goes out, a student takes
     classroom.publish(classroom.lab_pages(), page.url_path)
     classroom.follow(classroom.lab_pages(), page.url_path)
     classroom.sidebar(classroom.lab_pages(), page.url_path)
-classroom.message()
+notice = classroom.message()
 classroom.keeper()  # the browser's side: keeps a teacher's class in the tab
 page.run()
 if classroom.is_teacher():  # the teacher's settings as the page left them become the class's
     classroom.publish(classroom.lab_pages(), page.url_path)
+    classroom.message(notice)  # that publish may find the store gone: said now, not at the next page run
 device_banner(banner)  # last, so importing torch never delays the first paint
 configure_threads()  # once per process (later calls do nothing), before any Play or Step trains a model
 

@@ -8,6 +8,7 @@ import numpy as np
 from PIL import Image
 from waits import eventually, stays
 
+from ui.i18n import catalogue
 from ui.live_run import POLL_S
 
 # a live view's status, as the canvas components mark it (ui/live_plots.js, labs/classification/live_view.js)
@@ -93,6 +94,13 @@ def page_idle(page, timeout_ms: float = 60_000) -> None:
     run redraws the page, what is on it may still move)."""
     page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]').dataset.testScriptState"
                            " === 'notRunning'", timeout=timeout_ms)
+
+
+def open_more(page, lang: str = "en") -> None:
+    """Open the section's "More settings" fold (a click while the first run still draws the page can land on a box it
+    then redraws closed)."""
+    page_idle(page)
+    page.get_by_text(catalogue(lang)["layout.more"]).first.click()
 
 
 def page_state(page) -> dict:

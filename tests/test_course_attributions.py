@@ -18,6 +18,7 @@ PAPERS = {
     ("Jordan", 2024): "Muon: An optimizer for hidden layers in neural networks (Keller Jordan et al.)",
     ("Liu", 2025): "Muon is Scalable for LLM Training (Moonshot AI)",
     ("Chen", 2023): "Symbolic Discovery of Optimization Algorithms (Lion)",
+    ("He", 2015): "Delving Deep into Rectifiers (Kaiming He et al.; the backward pass's variance, section 2.2)",
 }
 CITATION = re.compile(r"([A-Z][A-Za-z\-]+)(?:'s)? (?:et al\.|等)(?:'s)?[^0-9]{0,20}?((?:19|20)\d{2})")
 

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from waits import eventually
 
-from browsertools import no_exception, open_page, page_idle, pixels, press_button
+from browsertools import no_exception, open_more, open_page, page_idle, pixels, press_button
 from sim.linalg.vectors import analyse
 from sim.plots.foundations import term
 from sim.plots.palette import BLUE, GOOD, INK, NEUTRAL, ORANGE, rgb, tint
@@ -81,13 +81,6 @@ def test_vectors_and_maps_redraw_and_a_zero_vector_is_a_message(server, page):
     page.locator(".st-key-fnd-measure button").click()
     page.get_by_text("GFLOP/s").first.wait_for(timeout=60_000)
     no_exception(page)
-
-
-def open_more(page) -> None:
-    """Open the section's "More settings" (a click while the first run still draws the page can land on a box it then
-    redraws closed)."""
-    page_idle(page)
-    page.get_by_text(EN["layout.more"]).first.click()
 
 
 def handle_xy(box: dict, p: tuple[float, float], R: float = 5.5) -> tuple[float, float]:

@@ -9,6 +9,7 @@ import pytest
 from apptools import cursor, live_advance, open_lab, texts
 from sim.language.embeddings import EmbedConfig, EmbedRun, cosine_matrix, nearest, vocabulary
 from sim.linalg.lookup import lookup
+from sim.linalg.retrieval import MAX_QUERY
 from ui.i18n import catalogue
 
 P = "labs/foundations/page.py"
@@ -77,12 +78,16 @@ def test_retrieval_over_the_course_texts_and_bad_questions(monkeypatch):
     page = texts(at)
     if "llm-foundations-article.zh.txt" in page:  # the texts are on this machine
         assert "余弦相似度" in page
-    for q, code in (("", "empty"), (" \t ", "empty"), ("x" * 400, "long"), ("ßßß", "unknown")):
+    for q, code in (("", "empty"), (" \t ", "empty"), ("ßßß", "unknown")):
         at.text_input(key="fnd.rag_q").input(q).run()
         assert not at.exception
         assert any(catalogue("zh")[f"fnd.rag.bad.{code}"].split("{")[0][:8] in w.value for w in at.warning), code
     at.text_input(key="fnd.rag_q").input("[click](https://evil.example) <b>x</b>").run()
     assert not at.exception  # user text is escaped (tests/test_text.py holds the rules)
+    # the box takes at most MAX_QUERY characters; a longer question can come only from the URL, which says so
+    assert at.text_input(key="fnd.rag_q").proto.max_chars == MAX_QUERY
+    at = open_lab(P, "zh", section="retrieval", rag_q="x" * (MAX_QUERY + 1))
+    assert not at.exception and at.warning and len(at.text_input(key="fnd.rag_q").value) <= MAX_QUERY
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

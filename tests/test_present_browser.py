@@ -13,7 +13,7 @@ EPOCH = "parseInt(document.querySelector('.lv-epoch').textContent.replace(/\\D/g
 
 
 def visible(page, text: str) -> bool:
-    return any(el.is_visible() for el in page.get_by_text(text).all())
+    return any(el.is_visible() for el in page.get_by_text(text, exact=True).all())
 
 
 def test_controls_fold_as_blocks_and_arrow_steps_and_r_resets(server, page):

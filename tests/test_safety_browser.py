@@ -8,7 +8,7 @@ from urllib.parse import quote, urlparse
 import pytest
 from hostile import HOSTILE, param_texts
 
-from browsertools import open_page, page_idle
+from browsertools import open_more, open_page
 from conftest import running_app
 from labs import LABS
 from sim.core.text import JOINER
@@ -203,8 +203,7 @@ def test_a_typed_question_reaches_teacher_and_students_as_typed(server, browser)
 def test_an_uploaded_files_names_stay_text_in_messages_and_figures(server, page):
     outside_requests = recording(page.context)
     open_page(page, f"{server}/regression?lang=en")
-    page_idle(page)  # a click while the first run still draws the page can land on a box it then redraws closed
-    page.get_by_text(EN["layout.more"]).first.click()  # the upload box sits under More settings
+    open_more(page)  # the upload box sits under More settings
     page.get_by_text(EN["reg.upload"]).first.click()
     chooser = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     bad = "![](//e.vil/v.png)"
@@ -250,6 +249,7 @@ def test_a_csv_over_the_limit_is_refused_in_the_browser(server, server_log, page
     uploads = []
     page.on("request", lambda r: uploads.append(r.url) if "upload_file" in r.url else None)
     open_page(page, f"{server}/classification?lang=en")
+    open_more(page)  # the upload box sits under More settings
     page.get_by_text(EN["cls.upload"]).first.click()
     chooser = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     chooser.set_input_files(files=[{"name": "big.csv", "mimeType": "text/csv",

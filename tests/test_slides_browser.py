@@ -95,7 +95,9 @@ def test_canvas_text_is_dark_on_a_white_card_in_the_presenter_view(server, page)
     assert card.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 255, 255)"
     shown = curve.bounding_box()
     logical = curve.evaluate("c => c.width")
-    assert shown["width"] == pytest.approx(logical, abs=2) and logical >= 1.7 * 360  # drawn larger
+    # drawn larger (1.45 times: the network's 380 px fill 55 % of the 1000-px window, the presenter style's most) and
+    # shown at the size it is drawn, not drawn at 1.8 times and scaled down
+    assert shown["width"] == pytest.approx(logical, abs=2) and logical >= 1.4 * 360
     px = pixels(curve)
     left = px[:, : px.shape[1] // 10]  # the y tick labels' strip: dark text on white
     assert float((left.max(axis=-1) <= 90).mean()) > 0.01

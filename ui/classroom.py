@@ -367,17 +367,21 @@ def problem_text(reason: str, **params) -> str:
     return t(f"room.problem.{reason}", **{"code": code() or "", "lab": "", "n": cr.MAX_STUDENTS, **params})
 
 
-def message() -> None:
-    """What went wrong with the class, above the page (the student keeps working on their own), or a notice."""
+def message(slot=None):
+    """What went wrong with the class, above the page (the student keeps working on their own), or a notice; in
+    `slot` (the one this returned: a later look, after the page ran, redraws it), else a new one. Returns the slot."""
+    slot = st.empty() if slot is None else slot
+    box = slot.container()
     notice = ss.get("_cls.notice")
     if notice and time.time() - notice[2] <= MESSAGE_S:
-        st.success(t(f"room.{notice[0]}", **notice[1]), icon=":material/school:")
+        box.success(t(f"room.{notice[0]}", **notice[1]), icon=":material/school:")
     problem = ss.get("_cls.problem")
     if problem and not code() and time.time() - ss.get("_cls.problem_at", 0) > MESSAGE_S:
         ss["_cls.problem"] = problem = None  # out of the class a while: the message has been read
     if problem:
         reason, params = problem
-        st.warning(problem_text(reason, **params), icon=":material/school:")
+        box.warning(problem_text(reason, **params), icon=":material/school:")
+    return slot
 
 
 def sidebar(labs: dict[str, LabPage], current: str) -> None:

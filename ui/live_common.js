@@ -158,6 +158,7 @@ function paintPanel(canvas, p, zoom = 1) {
 // canvas has a small download button (shown on hover, like Plotly's modebar) that saves what is on screen as
 // PNG, on white: a transparent picture is lost on a dark slide.
 const PRESENT_ZOOM = 1.8;
+const PRESENT_MAX_HEIGHT = 0.55; // of the window: ui/present.py's canvas max-height (55vh)
 const COMMON_STYLE = `
 .mlsim-fig { position: relative; display: inline-block; line-height: 0; }
 .mlsim-fig > .mlsim-dl { position: absolute; top: 4px; right: 4px; opacity: 0; transition: opacity 0.15s;
@@ -169,10 +170,14 @@ const COMMON_STYLE = `
 
 // mark `el` as the presenter view's card (or not: data.present, from ui.components.live_component); the zoom
 // its canvases are drawn at
-function presentCard(el, data) {
+// the zoom: PRESENT_ZOOM, less where the component's tallest canvas (`tallest` px before the zoom) would be taller than
+// the presenter style shows a canvas: it is drawn at the size it is shown, not drawn large and scaled down
+function presentCard(el, data, tallest = 0) {
   const on = Boolean(data && data.present);
   el.classList.toggle('mlsim-present', on);
-  return on ? PRESENT_ZOOM : 1;
+  if (!on) return 1;
+  return tallest > 0 ? Math.max(1, Math.min(PRESENT_ZOOM, PRESENT_MAX_HEIGHT * window.innerHeight / tallest))
+    : PRESENT_ZOOM;
 }
 
 const slug = (s) => String(s || '').replace(/[^\p{L}\p{N}_]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60);

@@ -24,7 +24,7 @@ function drawPlots(S, frame) {
 }
 
 function renderPlots(S, data) {
-  S.zoom = presentCard(S.card, data);
+  S.zoom = presentCard(S.card, data, Math.max(0, ...S.panels.map((p) => p.height)));
   const cls = 'lp-caption ' + data.status;
   if (S.caption.className !== cls) S.caption.className = cls;
   play(S, data, drawPlots);

@@ -43,7 +43,7 @@ html, .stApp { font-size: 26px; }
 .stApp header[data-testid="stHeader"] { display: none !important; }
 .stApp [data-testid="stMainBlockContainer"] { max-width: 100% !important; padding-top: 1rem !important; }
 /* the figure and the title above it fit the projector's screen: a canvas as tall as 55 % of it at most */
-.stApp [data-testid="stMain"] canvas { max-height: 55vh; width: auto; }
+.stApp [data-testid="stMain"] canvas { max-height: 55vh; width: auto; }  /* PRESENT_MAX_HEIGHT in live_common.js */
 [data-testid="stPopoverBody"] { width: min(94vw, 1800px) !important; max-width: none !important;
   max-height: 85vh !important; overflow-y: auto !important; }
 </style>

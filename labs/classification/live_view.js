@@ -2,6 +2,7 @@
 // (Colours, decoding, the panel drawings and the frame player come from live_common.js.)
 
 const BOUNDARY = 360;  // the decision boundary's side, px (times the presenter view's zoom)
+const NET_HEIGHT = 380;  // the network drawing's height, px (likewise)
 
 function setup(root) {
   root.innerHTML = `<style>${STYLE}${COMMON_STYLE}</style><div class="lv">
@@ -120,7 +121,7 @@ function drawBoundary(S, f) {
 function drawNet(S) {
   const n = S.data.net, canvas = S.net;
   const pad = S.zoom > 1 ? 32 : 0;  // the presenter view's card
-  const width = Math.max(280, (S.root.clientWidth - pad - S.boundary.width - 24) / S.zoom), H = 380, box = 34;
+  const width = Math.max(280, (S.root.clientWidth - pad - S.boundary.width - 24) / S.zoom), H = NET_HEIGHT, box = 34;
   const cw = Math.round(width * S.zoom), ch = Math.round(H * S.zoom);
   if (canvas.width !== cw || canvas.height !== ch) { canvas.width = cw; canvas.height = ch; }  // a new size clears it
   const ctx = canvas.getContext('2d');
@@ -166,7 +167,7 @@ function drawCurve(S) {
 }
 
 function render(S, data) {
-  const zoom = presentCard(S.card, data), rezoom = zoom !== S.zoom;
+  const zoom = presentCard(S.card, data, Math.max(BOUNDARY, NET_HEIGHT)), rezoom = zoom !== S.zoom;
   S.zoom = zoom;
   const fresh = data.seq !== S.seq;
   // the points, the network and the curve come only a few times a second while playing: keep the last ones

@@ -189,7 +189,7 @@ export default function (component) {
   const mine = S.pending && (performance.now() - S.sent < PENDING_MS);
   if (mine && same(data.a, S.pending.a) && same(data.b, S.pending.b)) S.pending = null;
   else if (!S.drag && !mine) S.pos = { a: data.a.slice(), b: data.b.slice() };
-  const zoom = presentCard(S.root, data);
+  const zoom = presentCard(S.root, data, SIZE);
   if (zoom !== S.zoom || S.canvas.width !== Math.round(SIZE * zoom)) {
     S.zoom = zoom; S.canvas.width = S.canvas.height = Math.round(SIZE * zoom);
   }

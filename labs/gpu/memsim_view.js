@@ -354,7 +354,7 @@ export default function (component) {
   else S.data = data;  // the same run again (another language, another speed): keep the position
   if (S.playing && data.speed !== S.speed) { S.p0 = S.pos; S.t0 = performance.now(); }
   S.speed = data.speed;
-  const zoom = presentCard(S.root, data);
+  const zoom = presentCard(S.root, data, Math.max(DIAGRAM_H, MATRIX + MARGIN + 2));
   if (zoom !== S.zoom) {  // the canvases' pixels follow the zoom; paint() draws at it
     S.zoom = zoom;
     S.diagram.canvas.width = Math.round(DIAGRAM_W * zoom); S.diagram.canvas.height = Math.round(DIAGRAM_H * zoom);
