@@ -243,12 +243,13 @@ def _(v):
 # ---------- language model ----------
 @outcome("bpe_chinese")
 def _(v):
-    from sim.language.lm import SYNTHETIC_CHARS, synthetic_text
-    from sim.language.tokenizer import make_tokenizer, tokens_per_char
+    """The tokens section's table (sim.language.lm.language_costs): its BPE of the chosen text, and each language's
+    own BPE, both read the same way."""
+    from sim.language.lm import SYNTHETIC_CHARS, language_costs, synthetic_text
 
-    tok = make_tokenizer(v["tokenizer"], synthetic_text(v["language"], SYNTHETIC_CHARS, v["seed"])[0], v["vocab"])
-    cost = {lang: tokens_per_char(tok, synthetic_text(lang, 3000, v["seed"] + 1)[0]) for lang in ("en", "zh")}
-    return compare(cost["zh"], cost["en"], ("fewer", "same", "more"))
+    costs = language_costs(synthetic_text(v["language"], SYNTHETIC_CHARS, v["seed"])[0], v["vocab"], v["seed"])
+    answers = {compare(costs["zh"][col], costs["en"][col], ("fewer", "same", "more")) for col in ("this", "own")}
+    return answers.pop() if len(answers) == 1 else "ambiguous"
 
 
 @outcome("budget_10x")
@@ -398,35 +399,45 @@ def _(v):
 
 
 # ---------- GPU memory ----------
-def gpu_reports(v: dict, **change) -> dict:
-    from sim.gpu.measure import DTYPE_BYTES
-    from sim.gpu.memsim import GPUS
-    from sim.gpu.sweeps import Chip, io_report
+def gpu_reports(v: dict, **change) -> dict[str, list]:
+    """Each pass's reports the page's summary shows: two levels, and with the L2 where it is modelled (as
+    labs/gpu/simulated.py's simulation: sim.gpu.sweeps.lab_reports)."""
+    from labs.gpu.simulated import io_config
+    from sim.gpu.memsim import GPUS, IOReport
+    from sim.gpu.sweeps import Chip, lab_reports
 
     v = {**v, **change}
     spec = GPUS[v["gpu"]]
     chip = Chip(v["sram_kib"] * 1024, spec.l2_bytes if v["l2"] else None, spec.n_sm)
-    config = {"batch_heads": v["B"] * v["H"], "dtype_bytes": DTYPE_BYTES[v["dtype"]], "causal": v["causal"],
-              "block_m": v["block_m"] or None, "block_n": v["block_n"] or None}
-    return {algo: io_report(algo, v["N"], v["d"], config, chip) for algo in ("naive", "tiled")}
+    lab = lab_reports(v["N"], v["d"], io_config(v), chip)
+    return {algo: [r for r in (lab.two_level[algo], lab.with_l2[algo]) if isinstance(r, IOReport)]
+            for algo in lab.two_level}
+
+
+def one_answer(answers: set[str]) -> str:
+    """The answer every figure shown gives; "ambiguous" when two of them answer differently (or none is shown)."""
+    return answers.pop() if len(answers) == 1 else "ambiguous"
 
 
 @outcome("n_double")
 def _(v):
-    ratio = gpu_reports(v)["naive"].hbm_bytes / gpu_reports(v, N=v["N"] // 2)["naive"].hbm_bytes
-    return nearest(ratio, {"x2": 2, "x4": 4, "x8": 8})
+    pairs = zip(gpu_reports(v)["naive"], gpu_reports(v, N=v["N"] // 2)["naive"], strict=True)
+    return one_answer({nearest(a.hbm_bytes / b.hbm_bytes, {"x2": 2, "x4": 4, "x8": 8}) for a, b in pairs})
 
 
 @outcome("sram_small")
 def _(v):
-    return compare(gpu_reports(v)["tiled"].hbm_bytes, gpu_reports(v, sram_kib=64)["tiled"].hbm_bytes,
-                   ("falls", "same", "grows"))
+    pairs = zip(gpu_reports(v)["tiled"], gpu_reports(v, sram_kib=64)["tiled"], strict=True)
+    return one_answer({compare(a.hbm_bytes, b.hbm_bytes, ("falls", "same", "grows")) for a, b in pairs})
 
 
 @outcome("who_writes")
 def _(v):
     matrix = v["N"] ** 2 * v["B"] * v["H"]  # elements of the N × N scores of every (batch, head)
-    writes = {algo: r.hbm_write_bytes >= matrix * r.dtype_bytes for algo, r in gpu_reports(v).items()}
+    writes = {algo: {r.hbm_write_bytes >= matrix * r.dtype_bytes for r in shown}
+              for algo, shown in gpu_reports(v).items()}
+    assert all(len(w) == 1 for w in writes.values())  # every figure shown agrees
+    writes = {algo: w.pop() for algo, w in writes.items()}
     return "both" if all(writes.values()) else "naive" if writes["naive"] else "tiled"
 
 
@@ -498,3 +509,31 @@ def test_the_reveal_shows_the_marked_answer(q):
     values, rejected = read_query(SCHEMAS[q.lab], q.reveal)  # as the URL of the revealed lab is read
     assert not rejected
     assert OUTCOMES[q.id](values) == q.answer
+
+
+@pytest.mark.parametrize("qid", ["n_double", "sram_small"])
+def test_the_gpu_reveals_leave_the_l2_out_because_it_would_answer_otherwise(qid):
+    """With the L2 modelled (the lab's default) the page shows HBM figures with the L2 too, and they answer these
+    questions otherwise (naive at N = 2,048 moves 6.5× its bytes at 1,024 with the L2, whose S and P at 1,024 still
+    fit in it; tiled with the L2 moves the same bytes at 16 KiB as at 64): the reveals switch it off, and the
+    questions say so."""
+    q = next(q for q in BANK if q.id == qid)
+    values, _ = read_query(SCHEMAS["gpu"], {k: v for k, v in q.reveal.items() if k != "l2"})
+    assert values["l2"] and OUTCOMES[qid](values) == "ambiguous"
+
+
+TEACHER = {"gpu": [{"block_m": "64", "block_n": "64"}, {"causal": "1", "dtype": "float32", "d": "128", "B": "4"},
+                   {"gpu": "A100", "l2": "1", "N": "256", "sram_kib": "32"}, {"d": "32"}],
+           "lm": [{"log_c": "18"}, {"log_c": "27", "fit": "epoch"}, {"source": "own", "vocab": "1024", "seed": "7"}],
+           "classification": [{"problem": "regression", "dataset": "plane"}]}
+
+
+@pytest.mark.parametrize("q", [q for q in BANK if q.lab in TEACHER], ids=lambda q: q.id)
+def test_the_reveal_shows_the_marked_answer_whatever_the_teacher_had_set(q):
+    """The reveal keeps the teacher's other settings of the lab (labs/classroom/page.py reveal): the questions pin
+    what their answer depends on. Before, hand-set 64 × 64 tiles made "sram_small" fail (they do not fit in 16 KiB),
+    and so did d = 32 (16 KiB is past its M = 4d², where the tiles no longer change); a teacher in regression mode
+    gave the classification questions a regression data set."""
+    for before in TEACHER[q.lab]:
+        values, rejected = read_query(SCHEMAS[q.lab], {**before, **q.reveal})
+        assert not rejected and OUTCOMES[q.id](values) == q.answer, before

@@ -15,13 +15,16 @@ class BankQuestion:
 
 
 BANK = (
-    # classification
+    # classification (the reveal keeps the teacher's other settings: a teacher left in regression mode would get a
+    # data set of the other problem)
     BankQuestion("linear_deep", "classification", ("curved", "straight", "depends"), "straight",
-                 {"dataset": "circle", "features": "x1,x2", "hidden": "4,4,4", "activation": "linear"}),
+                 {"problem": "classification", "dataset": "circle", "features": "x1,x2", "hidden": "4,4,4",
+                  "activation": "linear"}),
     BankQuestion("lr_huge", "classification", ("faster", "same", "blows_up"), "blows_up",
-                 {"lr": "10", "activation": "relu", "speed": "10"}),
+                 {"problem": "classification", "dataset": "circle", "lr": "10", "activation": "relu", "speed": "10"}),
     BankQuestion("squares", "classification", ("yes", "no"), "yes",
-                 {"dataset": "circle", "features": "x1sq,x2sq", "hidden": "none", "lr": "0.03"}),
+                 {"problem": "classification", "dataset": "circle", "features": "x1sq,x2sq", "hidden": "none",
+                  "lr": "0.03"}),
     # regression
     BankQuestion("degree_train", "regression", ("lower", "same", "higher"), "lower",
                  {"dataset": "linear", "n": "30", "noise": "0.3", "degree": "12", "standardize": "1"}),
@@ -93,8 +96,12 @@ BANK = (
     BankQuestion("own_covariance", "assistant", ("straight", "curved"), "curved",
                  {"section": "paradigms", "p_shared": "0"}),
     # GPU memory
-    BankQuestion("n_double", "gpu", ("x2", "x4", "x8"), "x4", {"view": "sweep", "N": "2048"}),
-    BankQuestion("sram_small", "gpu", ("falls", "same", "grows"), "grows", {"view": "sweep", "sram_kib": "16"}),
+    # without the L2 (its figures would answer otherwise: S and P of N = 1,024 still fit in it, and tiled's K and V
+    # re-reads are served by it whatever the SRAM); the SRAM decides the tiles only on auto (the reveal keeps the
+    # teacher's other settings), and only below M = 4d² (d = 32: 8 KiB, where 16 KiB answers "the same")
+    BankQuestion("n_double", "gpu", ("x2", "x4", "x8"), "x4", {"view": "sweep", "N": "2048", "l2": "0"}),
+    BankQuestion("sram_small", "gpu", ("falls", "same", "grows"), "grows",
+                 {"view": "sweep", "sram_kib": "16", "d": "64", "l2": "0", "block_m": "0", "block_n": "0"}),
     BankQuestion("who_writes", "gpu", ("naive", "tiled", "both"), "naive", {"view": "animate", "algo": "naive"}),
     # foundations
     BankQuestion("forget_zero_grad", "foundations", ("this_step", "sum", "zero"), "sum",

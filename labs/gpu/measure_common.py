@@ -8,6 +8,7 @@ from dataclasses import asdict
 import streamlit as st
 
 from sim.core.text import html, markup, md
+from sim.gpu.claims import memory_notes
 from sim.gpu.measure import IMPLS, measure_attention, plan_click
 from sim.gpu.report import arithmetic_figures, guard_summary, run_row, simulated_traffic, table_rows, time_left
 from sim.plots.gpu import HEIGHT
@@ -164,8 +165,8 @@ def scaling(runs: list[dict], sims: list[dict], device: str, key: str, boxes: tu
     charts.plotly_chart(right, memory_fig, key=f"{P}.{key}_memory")
     right.caption(t(f"{P}.scaling_note"))
     memory = list(dict.fromkeys(r["memory_source"] for r in runs if r.get("memory_source")))
-    if memory:
-        right.caption(t(f"{P}.memory_note", sources=markup(" | ".join(map(md, memory)))))
+    head = [t(f"{P}.memory_note", sources=markup(" | ".join(map(md, memory))))] if memory else []
+    right.caption(" ".join([*head, *(t(f"{P}.memory_note.{kind}") for kind in memory_notes(runs))]))
 
 
 def plot_rows(rows: list[dict]) -> list[dict]:

@@ -6,18 +6,26 @@ from labs.gpu.course import roof_note, sram_correction
 from labs.gpu.measure import measure_section
 from labs.gpu.memsim_view import show_animation
 from labs.gpu.schema import PAGE, SCHEMA
-from labs.gpu.simulated import below, problems, simulate, simulation, summary
+from labs.gpu.simulated import (
+    SWEEP_N,
+    SWEEP_SRAM,
+    below,
+    n_sweep_text,
+    problems,
+    simulate,
+    simulation,
+    sram_text,
+    summary,
+)
 from sim.gpu.memsim import GPUS, MemsimError, gpu_for, query_block_cap_sram, roofline
 from sim.gpu.sweeps import Chip, SweepPoint, n_sweep, sram_sweep
 from sim.plots.gpu import bytes_vs_n_figure, bytes_vs_sram_figure, roofline_figure
-from sim.plots.shapes import human_bytes, human_count
+from sim.plots.shapes import human_count
 from ui import charts
 from ui.i18n import t
 from ui.sidebar import cached_device
 from ui.urlstate import PageState
 
-SWEEP_N = [2**k for k in range(8, 18)]  # 256 … 131,072 tokens
-SWEEP_SRAM = [2**k * 1024 for k in range(2, 11)]  # 4 KiB … 1 MiB
 # each simulated view's main controls, beside its figure: what changes that figure most
 MAIN = {"animate": ("algo", "N", "causal", "speed"), "sweep": ("N", "d", "sram_kib", "l2"),
         "roofline": ("gpu", "N", "d", "l2")}
@@ -57,13 +65,13 @@ def sweep_view(state: PageState) -> None:
         if chip.l2_bytes and len(modelled) < len(points):
             st.caption(t("gpu.sweep.l2_cut", N=f"{max(modelled):,}" if modelled else "—"))
         if reports["tiled"]:
-            st.caption(t("gpu.sweep.n_note", factor=f"{2 * reports['tiled'].block_m / v['d']:g}"))
+            st.caption(" ".join([t("gpu.sweep.n_note", factor=f"{2 * reports['tiled'].block_m / v['d']:g}"),
+                                 *n_sweep_text(points, v, chip, reports["tiled"].block_m)]))
     left, right = st.columns(2, gap="medium")  # below the stage: half as wide as the sweep over N
     sizes = sorted({*SWEEP_SRAM, chip.sram_bytes})
     points = sram_sweep(sizes, v["N"], v["d"], config["batch_heads"], config["dtype_bytes"], config["causal"])
     charts.plotly_chart(left, bytes_vs_sram_figure(points, reports["naive"].hbm_bytes, labels), key="gpu.sweep_sram")
-    knee = query_block_cap_sram(v["d"], config["dtype_bytes"])
-    left.caption(t("gpu.sweep.sram_note", d=v["d"], knee=human_bytes(knee)))
+    left.caption(sram_text(points, v, query_block_cap_sram(v["d"], config["dtype_bytes"])))
     with right:
         sram_correction()
     summary(v, reports, sim.with_l2, chip)

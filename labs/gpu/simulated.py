@@ -7,11 +7,15 @@ from dataclasses import dataclass
 import streamlit as st
 
 from labs.gpu.course import sram_correction, tiling_text
+from sim.gpu.claims import n_sweep_reading, sram_reading
 from sim.gpu.measure import DTYPE_BYTES
 from sim.gpu.memsim import GPUS, IOReport, MemsimError
-from sim.gpu.sweeps import Chip, io_report, lab_reports
+from sim.gpu.sweeps import Chip, SramPoint, SweepPoint, io_report, lab_reports
 from sim.plots.shapes import human_bytes
 from ui.i18n import t
+
+SWEEP_N = [2**k for k in range(8, 18)]  # the sweep over N: 256 … 131,072 tokens
+SWEEP_SRAM = [2**k * 1024 for k in range(2, 11)]  # the sweep over the SRAM: 4 KiB … 1 MiB
 
 
 def io_config(v: dict) -> dict:
@@ -113,3 +117,28 @@ def below(sim: Sim) -> None:
     """Under every simulated view: the bytes of both algorithms, their arithmetic, and the article's SRAM."""
     summary(sim.v, sim.reports, sim.with_l2, sim.chip)
     sram_correction()
+
+
+def n_sweep_text(points: list[SweepPoint], v: dict, chip: Chip, block_m: int) -> list[str]:
+    """What the sweep over N shows, read off its points (sim.gpu.claims.n_sweep_reading): the two-level ratio, what
+    the L2 does to the tiled line and to the naive one."""
+    r = n_sweep_reading(points, v["d"], v["B"] * v["H"], DTYPE_BYTES[v["dtype"]], chip.l2_bytes is not None)
+    out = []
+    if r.N:
+        ratio = r.ratio if r.case != "more" else 1 / r.ratio
+        out.append(t(f"gpu.sweep.two.{r.case}", N=f"{r.N:,}", ratio=f"{ratio:,.1f}", bm=block_m))
+    if r.l2 != "none":
+        out.append(t(f"gpu.sweep.l2.{r.l2}", N=f"{r.gap_N:,}", gap=f"{r.gap:,.0f}", upto=f"{r.linear_upto:,}"))
+    if r.l2 not in ("off", "none"):
+        out.append(t("gpu.sweep.naive_l2.fits", N=f"{r.naive_upto:,}", saved=f"{r.naive_saved:.0%}")
+                   if r.naive_upto else t("gpu.sweep.naive_l2.never"))
+    return out
+
+
+def sram_text(points: list[SramPoint], v: dict, knee: int) -> str:
+    """What the sweep over the SRAM size shows, read off its points (sim.gpu.claims.sram_reading)."""
+    r = sram_reading(points, v["N"], knee)
+    return " ".join([t("gpu.sweep.sram_note", d=v["d"], knee=human_bytes(knee)),
+                     t(f"gpu.sweep.sram.{r.past}", first=human_bytes(r.at_knee), last=human_bytes(r.at_end)),
+                     t("gpu.sweep.sram.covers", m=human_bytes(r.covers), N=f"{v['N']:,}") if r.covers
+                     else t("gpu.sweep.sram.short", N=f"{v['N']:,}")])

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from labs.lm.examples import plans_view
+from sim.language.claims import SweepReading, lowest_case, sweep_reading, tokens_per_param
 from sim.language.lm import (
     LIVE_BUDGETS,
     LIVE_WIDTHS,
@@ -76,10 +77,20 @@ def laws_section(state: PageState) -> None:
         st.caption(t("lm.laws_help"))
     st.markdown(t("lm.laws_intro"))
     st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.caption(ratio_text(C))
     st.warning(t("lm.article_explain", n=_e(art["N"]), d=_e(art["D"]), spent=_e(art["spent"]),
                  n120=_e(current["rule20"][0]), d_kept=_e(art["D_if_budget_kept"])), icon=":material/calculate:")
     course_notes()
     inference_view(state, C)
+
+
+def ratio_text(C: float) -> str:
+    """The fits' tokens per parameter at budget C against the rule of 20 (sim.language.claims.tokens_per_param)."""
+    items = []
+    for fit in FITS:
+        case, r = tokens_per_param(C, fit)
+        items.append(t(f"lm.ratio.{case}", fit=t(f"lm.fit.{fit}"), r=f"{r:.1f}"))
+    return " ".join([*items, t("lm.laws_ratio")])
 
 
 def course_notes() -> None:
@@ -165,7 +176,8 @@ def sweep_views(sweep_: dict, key: str, figure) -> None:
               "budget": t("lm.axis.budget")}
     event = charts.altair_chart(figure, isoflop_chart(runs, labels, list(frontier.values())), on_select="rerun",
                                 key=f"{key}.isoflop")
-    figure.caption(t("lm.isoflop_help"))
+    reading = sweep_reading(runs, sweep_["floor_per_token"])
+    figure.caption(" ".join([t("lm.isoflop_help"), *bottoms_text(reading)]))
     left, right = st.columns(2, gap="medium")  # below the stage: each smaller than the IsoFLOP curves
     chosen = selected_runs(event, runs)
     charts.altair_chart(left, curves_chart(runs, chosen, labels), key=f"{key}.curves")
@@ -173,7 +185,7 @@ def sweep_views(sweep_: dict, key: str, figure) -> None:
     with st.spinner(t("lm.fitting")):
         points = sweep_points(runs)
         fit = cached_fit(tuple(points))
-    floor, lowest = sweep_["floor_per_token"], min(r["loss"] for r in runs)
+    floor, lowest = reading.floor, reading.lowest
     c = right.columns(2) + right.columns(3)
     c[0].metric(t("lm.m.true_entropy"), f"{floor:.3f}")
     c[1].metric(t("lm.m.lowest"), f"{lowest:.3f}", delta=f"{lowest / floor - 1:+.0%}", delta_color="off")
@@ -185,7 +197,7 @@ def sweep_views(sweep_: dict, key: str, figure) -> None:
     c[4].metric("β", f"{fit.beta:.2f}")
     right.caption(t("lm.fit_help", a=f"{fit.A:.3g}", b=f"{fit.B:.3g}", n=len(points), steps=MIN_FIT_STEPS))
     if fit.E < 0.5 * floor:
-        right.warning(t("lm.fit_e_low", e=f"{fit.E:.3f}", floor=f"{floor:.3f}"), icon=":material/info:")
+        right.warning(e_low_text(reading, fit.E), icon=":material/info:")
     held = cached_fit(tuple(points), floor)  # the same law with E held at the known entropy
     if held is not None:
         diff = max(abs(compute_optimal(C, held)[0] / compute_optimal(C, fit)[0] - 1) for C in budgets)
@@ -199,6 +211,26 @@ def sweep_views(sweep_: dict, key: str, figure) -> None:
             for C, m in frontier.items()]
     right.dataframe(pd.DataFrame(rows), hide_index=True)
     right.caption(t("lm.frontier_help"))
+
+
+def bottoms_text(reading: SweepReading) -> list[str]:
+    """Where each IsoFLOP curve has its lowest loss (sim.language.claims.SweepReading), in the page's words."""
+    if reading.inside and not (reading.smallest or reading.largest):
+        return [t("lm.bottoms.all")]
+    sep = t("lm.list_sep")
+    return [t(f"lm.bottoms.{where}", budgets=sep.join(f"C = {_e(C)}" for C in budgets))
+            for where, budgets in (("inside", reading.inside), ("smallest", reading.smallest),
+                                   ("largest", reading.largest)) if budgets]
+
+
+def e_low_text(reading: SweepReading, E: float) -> str:
+    """Why a fitted E far below the floor may be, with what the runs show: how many end well above the floor, and
+    the lowest measured loss against it and against E."""
+    floor, lowest = reading.floor, reading.lowest
+    return " ".join([t("lm.fit_e_low", e=f"{E:.3f}", floor=f"{floor:.3f}"),
+                     t(f"lm.fit_e_low.{reading.above_case}", above=reading.above, n=reading.runs),
+                     t(f"lm.lowest.{lowest_case(reading, E)}", lowest=f"{lowest:.3f}",
+                       pct=f"{abs(lowest / floor - 1):.0%}")])
 
 
 def measured_section(state: PageState) -> None:

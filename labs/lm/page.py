@@ -8,7 +8,10 @@ from labs.lm.laws import laws_section, measured_section
 from labs.lm.schema import PAGE, SCHEMA
 from labs.lm.text import cached_synthetic, cached_tokenizer, synthetic_note, text_source
 from labs.lm.training import train_section
-from sim.language.tokenizer import BPE, byte_pieces, tokens_per_char
+from sim.core.text import markup
+from sim.language.claims import PREFIXES, savings, split_prefix
+from sim.language.lm import language_costs
+from sim.language.tokenizer import BPE, byte_pieces
 from sim.plots.lm import compression_figure, token_html
 from ui import charts
 from ui.i18n import t
@@ -65,8 +68,10 @@ def tokens_section(state: PageState) -> None:
             merges_table(shown)
     with next(cols):
         st.subheader(t("lm.compare_title"))
-        st.dataframe(compare_languages(text, vocab, state.values["seed"]), hide_index=True)
-        st.caption(t("lm.compare_help", vocab=vocab))
+        costs = language_costs(text, vocab, state.values["seed"], lambda lang, s: cached_synthetic(lang, s)[0],
+                               lambda source, size: cached_tokenizer("bpe", source, size))
+        st.dataframe(compare_table(costs), hide_index=True)
+        st.caption(compare_text(costs, vocab))
     left, right = st.columns(2, gap="medium")
     with left:
         pitfall(bpe)
@@ -98,19 +103,29 @@ def merges_table(tok: BPE) -> None:
     st.caption(t("lm.merges_help"))
 
 
-def compare_languages(text: str, vocab: int, seed: int) -> pd.DataFrame:
-    """Tokens per character of each built-in language (a fresh sample): UTF-8 bytes, a BPE trained on that language,
-    and a BPE of the same size trained on the chosen text."""
-    chosen = cached_tokenizer("bpe", text, vocab)
-    rows = []
-    for lang in ("en", "zh"):
-        own = cached_tokenizer("bpe", cached_synthetic(lang, seed)[0], vocab)
-        probe = cached_synthetic(lang, seed + 1)[0][:3000]
-        rows.append({t("lm.col.language"): t(f"lm.language.{lang}"),
-                     t("lm.col.bytes"): f"{len(probe.encode('utf-8')) / len(probe):.2f}",
-                     t("lm.col.own"): f"{tokens_per_char(own, probe):.2f}",
-                     t("lm.col.this"): f"{tokens_per_char(chosen, probe):.2f}"})
-    return pd.DataFrame(rows)
+def compare_table(costs: dict[str, dict[str, float]]) -> pd.DataFrame:
+    """Tokens per character of each built-in language: UTF-8 bytes, its own BPE, the chosen text's BPE."""
+    return pd.DataFrame([{t("lm.col.language"): t(f"lm.language.{lang}"),
+                          **{t(f"lm.col.{col}"): f"{c[col]:.2f}" for col in ("bytes", "own", "this")}}
+                         for lang, c in costs.items()])
+
+
+def compare_text(costs: dict[str, dict[str, float]], vocab: int) -> str:
+    """The table read: what bytes cost each language, and which languages each BPE lowers (sim.language.claims)."""
+    b = {lang: c["bytes"] for lang, c in costs.items()}
+    sep = t("lm.list_sep")
+    out = [t("lm.compare_help", vocab=vocab),
+           t("lm.compare.bytes", zh=f"{b['zh']:.2f}", en=f"{b['en']:.2f}", ratio=f"{b['zh'] / b['en']:.1f}")]
+    for col in ("own", "this"):
+        saved = savings(b, {lang: c[col] for lang, c in costs.items()})
+        if saved.lower:
+            out.append(t(f"lm.compare.{col}.lower", list=markup(sep.join(
+                t("lm.compare.item", lang=t(f"lm.language.{lang}"), before=f"{b[lang]:.2f}",
+                  after=f"{costs[lang][col]:.2f}") for lang in saved.lower))))
+        if saved.same:
+            names = sep.join(t(f"lm.language.{lang}") for lang in saved.same)
+            out.append(t(f"lm.compare.{col}.same", list=markup(names)))
+    return " ".join(out)
 
 
 def pitfall(tok: BPE) -> None:
@@ -121,9 +136,10 @@ def pitfall(tok: BPE) -> None:
     lines = [f"UTF-8: {' '.join(f'{b:02x}' for b in word.encode('utf-8'))}",
              f"{t('lm.pitfall_bytes')}: {' | '.join(byte_pieces(word[0]))}",
              f"ids: {ids}", f"{t('lm.pitfall_pieces')}: {' | '.join(tok.pieces(ids))}"]
-    lines += [f"decode(ids[:{k}]) = {tok.decode(ids[:k])!r}" for k in range(1, min(len(ids), 4) + 1)]
+    lines += [f"decode(ids[:{k}]) = {tok.decode(ids[:k])!r}" for k in range(1, min(len(ids), PREFIXES) + 1)]
     st.code("\n".join(lines), language=None)
-    st.caption(t("lm.pitfall_help"))
+    k = split_prefix([tok.token_bytes(i) for i in ids])
+    st.caption(" ".join([t("lm.pitfall_help"), t("lm.pitfall.split", k=k) if k else t("lm.pitfall.whole")]))
 
 
 def main() -> None:

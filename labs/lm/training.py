@@ -10,6 +10,7 @@ from labs.lm.schema import SCHEMA
 from labs.lm.text import synthetic_note, text_source
 from sim.core.live import Cursor, LiveSpec
 from sim.core.text import md
+from sim.language.claims import DIGITS, floor_gap
 from sim.language.grammar import grammar
 from sim.language.lm import (
     SYNTHETIC_CHARS,
@@ -52,16 +53,19 @@ def live_spec(v: dict, text: str, floor: float | None) -> LiveSpec:
 
 
 def drawn(frame: dict, labels: dict) -> dict:
-    """A run's frame (sim.language.lm.LMRun.frame) as the live plots draw it, in the page's language."""
+    """A run's frame (sim.language.lm.LMRun.frame) as the live plots draw it, in the page's language; its caption
+    says where the validation loss is against the floor (sim.language.claims.floor_gap)."""
     val, floor = frame["val_loss"], frame["floor"]
+    gap = floor_gap(val, floor)
     caption = t("lm.live_caption", step=frame["steps"], loss=_fmt(frame["loss"]), val=_fmt(val),
-                ppl=_fmt(math.exp(val) if val is not None else None, 2), floor=_fmt(floor))
+                ppl=_fmt(math.exp(val) if val is not None else None, 2), floor=_fmt(floor),
+                gap=t(f"lm.gap.{gap[0]}", gap=_fmt(gap[1])) if gap else "")
     view = {"steps": frame["steps"], "train": tuple(a.tolist() for a in frame["train"]),
             "val": tuple(a.tolist() for a in frame["val"]), "floor": floor, "caption": caption}
     return {**live_frame(view, labels), "step": frame["step"], "run": frame["run"], "n": frame["n"]}
 
 
-def _fmt(x: float | None, digits: int = 3) -> str:
+def _fmt(x: float | None, digits: int = DIGITS) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
@@ -86,16 +90,17 @@ def live_panel(v: dict, text: str, floor: float | None, sampling: tuple[float, i
         key = "lm.samples"
         at = (cursor.serial, cursor.pos, sampling)
         if not cursor.playing and ss.get(f"{key}.at") != at:  # the model at the step shown (once for the class)
-            ss[key] = [cursor.memo(("sample", sampling), lambda run: generate(run.trainer, "", 60, *sampling, seed=1))]
+            ss[key] = [(cursor.pos, cursor.memo(("sample", sampling),
+                                                lambda run: generate(run.trainer, "", 60, *sampling, seed=1)))]
             ss[f"{key}.at"] = at
         elif cursor.playing and time.monotonic() - ss.get(f"{key}.when", 0.0) > REPORT_S:
-            with cursor.model_near() as (_, run):  # the newest checkpoint shown: no replay
-                ss[key] = [generate(run.trainer, "", 60, *sampling, seed=1)]
+            with cursor.model_near() as (step, run):  # the newest checkpoint shown, no replay: it says its step
+                ss[key] = [(step, generate(run.trainer, "", 60, *sampling, seed=1))]
             ss[f"{key}.at"], ss[f"{key}.when"] = None, time.monotonic()
         # a fragment writes outside itself only into a container it wrote to on the page's last full run: always
         with under:
-            for sample in ss.get(key, []) or [None]:
-                st.markdown(t("lm.sample", text=md(sample, 120)) if sample is not None else "")
+            for step, sample in ss.get(key, []) or [(None, None)]:
+                st.markdown(t("lm.sample", step=step, text=md(sample, 120)) if sample is not None else "")
 
     labels = frame_labels()
     show = live_plots.frames_view(spec, lambda f: drawn(f, labels), stopped="diverged")
@@ -168,6 +173,9 @@ def train_section(state: PageState) -> None:
     if floor is not None:
         st.caption(t("lm.floor_note", lang=md(grammar(state.values["language"]).sample(60, 5))))
     st.subheader(t("lm.prompt_title"))
+    if cursor.playing:  # read at the cursor's step, which the view on its own channel has left behind
+        st.caption(t("lm.playing"))
+        return
     prompt_view(cursor, sampling)
     st.subheader(t("lm.per_token_title"))
     per_token_view(cursor)

@@ -6,7 +6,7 @@ The model and its trainer are the attention lab's (sim.transformers.transformer.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from sim.core.errors import CodedError
 from sim.core.history import decimate
 from sim.core.upload import MAX_BYTES
 from sim.language.grammar import grammar
-from sim.language.tokenizer import make_tokenizer
+from sim.language.tokenizer import make_tokenizer, tokens_per_char
 from sim.transformers.transformer import LMTrainer, TransformerConfig
 
 MAX_UPLOAD_BYTES = MAX_BYTES  # a text file, or a pasted text: the uploads' one limit (2 MB)
@@ -156,6 +156,26 @@ def synthetic_text(lang: str, n_chars: int, seed: int) -> tuple[str, float]:
     """The built-in language's text and its exact entropy per character (nats)."""
     g = grammar(lang)
     return g.sample(n_chars, seed), g.entropy_per_char()
+
+
+PROBE_CHARS = 3000  # characters of each built-in language the tokenizers are compared on
+
+
+def language_costs(text: str, vocab: int, seed: int, sample: Callable[[str, int], str] | None = None,
+                   bpe: Callable[[str, int], object] | None = None) -> dict[str, dict[str, float]]:
+    """Tokens per character of each built-in language, on a fresh sample of it (text seed + 1), by language:
+    "bytes" (UTF-8), "own" (a BPE of `vocab` tokens trained on that language's text of this seed) and "this" (one
+    trained on `text`). sample(lang, seed) and bpe(text, vocab): the built-in text and the tokenizer (a page
+    passes its cached ones)."""
+    sample = sample or (lambda lang, s: synthetic_text(lang, SYNTHETIC_CHARS, s)[0])
+    bpe = bpe or (lambda t, v: make_tokenizer("bpe", t, v))
+    chosen, costs = bpe(text, vocab), {}
+    for lang in ("en", "zh"):
+        probe = sample(lang, seed + 1)[:PROBE_CHARS]
+        costs[lang] = {"bytes": len(probe.encode("utf-8")) / len(probe),
+                       "own": tokens_per_char(bpe(sample(lang, seed), vocab), probe),
+                       "this": tokens_per_char(chosen, probe)}
+    return costs
 
 
 # ---------- the live run ----------
