@@ -43,6 +43,6 @@ def test_the_page_writes_the_measured_variance_beside_the_article(lang, d_model,
     i = dims.index(d)
     text = texts(at)
     assert cat["att.course.dk.says"] in text
-    assert cat["att.course.dk.shows"].format(d=d, pairs="4,096", unit=f"{v['unit'][i]:.4g}", inv=f"{1 / d:.4g}",
+    assert cat["att.course.dk.shows.inverse"].format(d=d, pairs="4,096", unit=f"{v['unit'][i]:.4g}", inv=f"{1 / d:.4g}",
                                              entries=f"{v['entries'][i]:.4g}") in text
     assert at.get_by_key("att.fig.variance")

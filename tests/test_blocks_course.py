@@ -37,7 +37,7 @@ def test_the_residual_explanation_takes_its_numbers_from_the_runs(query, expecte
     at = open_lab(PAGE, "en", section="residual", **query)
     text = texts(at)
     assert f"{expected} block by block" in text and "ln 8 ≈ 2.08" in text and "about twice" not in text
-    assert "大约两倍" not in ZH["blk.res.explain"] and "{lo}–{hi}" in ZH["blk.res.explain"]
+    assert "大约两倍" not in ZH["blk.res.explain.larger"] and "{lo}–{hi}" in ZH["blk.res.explain.larger"]
 
 
 def test_the_moe_intro_writes_the_capacity_as_a_sentence():
@@ -66,12 +66,13 @@ def test_mla_against_gqa_at_the_labs_defaults_is_not_an_order_of_magnitude():
     for lang in ("en", "zh"):
         cat = catalogue(lang)
         text = texts(open_lab(PAGE, lang, section="kv"))
-        assert cat["blk.course.mla.shows"].format(kv=8, gqa=2048, mla=576, ratio="3.6",
-                                                  verdict=cat["blk.course.mla.below"], mha_ratio="56.9") in text
+        assert cat["blk.course.mla.shows"].format(
+            kv=8, gqa=2048, mla=576, vs_gqa=cat["blk.course.mla.fewer"].format(ratio="3.6"),
+            vs_mha=cat["blk.course.mla.magnitude"].format(ratio="56.9")) in text
     text = texts(open_lab(PAGE, "en", section="kv", k_kv="64"))
-    assert EN["blk.course.mla.above"] in text and "28.4× fewer" in text
+    assert EN["blk.course.mla.magnitude"].format(ratio="28.4") in text
 
 
 def test_the_course_texts_are_named_the_article():
-    for key in ("blk.moe.params", "blk.kv.summary"):
+    for key in ("blk.moe.params", "blk.kv.article.match", "blk.kv.article.other"):
         assert "课程文本" not in ZH[key] and "文章" in ZH[key] and "course text" not in EN[key]

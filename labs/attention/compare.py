@@ -13,10 +13,12 @@ from ui.urlstate import PageState
 def compare_section(state: PageState) -> None:
     figure, side = state.stage()
     text, probe = training.model_controls(state, side, ("task", "lr"))
-    cursor = training.trained_panel("compare", state, text, figure, probe)
+    panel = training.trained_panel("compare", state, text, figure, probe)
     st.markdown(t("att.compare_intro"))
-    if cursor is not None:
+    if panel is not None:
         st.markdown(t("att.compare_explain"))
+        if reading := training.compare_text(*panel):  # the step on screen, paused only
+            st.markdown(reading)
 
 
 def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]], object]]:

@@ -23,6 +23,7 @@ from sim.transformers.attention import (
     stable_softmax_table,
     weight_share,
 )
+from sim.transformers.claims import sharpness_reading, variance_case
 from sim.transformers.tasks import MAX_TOKENS, PRESETS, split_tokens, utf8_bytes
 from sim.transformers.transformer import notes_ffn_text
 from ui import charts
@@ -110,20 +111,31 @@ def scale_section(d_head: int) -> None:
     article's claim about unit vectors."""
     st.subheader(t("att.sharpness_title"))
     left, right = st.columns(2)
-    charts.plotly_chart(left, sharpness_figure(SHARPNESS_HEAD_DIMS, cached_sharpness(),
+    sharp = cached_sharpness()
+    charts.plotly_chart(left, sharpness_figure(SHARPNESS_HEAD_DIMS, sharp,
                                                {k: t(f"att.sharpness.{k}") for k in ("d_h", "max", "scaled",
                                                                                      "unscaled")},
                                                current=d_head), key="att.fig.sharpness")
-    left.caption(t("att.sharpness_help"))
+    left.caption(sharpness_text(sharp))
     dims = sorted({*SHARPNESS_HEAD_DIMS, d_head})
     measured = cached_variance(tuple(dims))
     labels = {k: t(f"att.variance.{k}") for k in ("d_h", "variance", "unit", "entries", "inverse", "width")}
     charts.plotly_chart(right, variance_figure(dims, measured, labels, current=d_head), key="att.fig.variance")
     right.caption(t("att.variance_help", pairs=f"{VARIANCE_PAIRS:,}"))
     i = dims.index(d_head)
-    course_note(t("att.course.dk.says"), t("att.course.dk.shows", d=d_head, pairs=f"{VARIANCE_PAIRS:,}",
-                                            unit=f"{measured['unit'][i]:.4g}", inv=f"{1 / d_head:.4g}",
-                                            entries=f"{measured['entries'][i]:.4g}"))
+    unit, entries = measured["unit"][i], measured["entries"][i]
+    course_note(t("att.course.dk.says"), t(f"att.course.dk.shows.{variance_case(d_head, unit, entries)}", d=d_head,
+                                            pairs=f"{VARIANCE_PAIRS:,}", unit=f"{unit:.4g}", inv=f"{1 / d_head:.4g}",
+                                            entries=f"{entries:.4g}"))
+
+
+def sharpness_text(curves: dict[str, list[float]]) -> str:
+    """The sharpness figure's caption: how it was made, and what its curves show (claims.sharpness_reading)."""
+    r = sharpness_reading(SHARPNESS_HEAD_DIMS, curves)
+    return " ".join((t("att.sharpness_help"),
+                     t(f"att.sharpness.read.{r.unscaled}", narrow=r.narrow, wide=r.wide,
+                       narrow_w=f"{r.unscaled_narrow:.2f}", wide_w=f"{r.unscaled_wide:.2f}"),
+                     t(f"att.sharpness.scaled.{r.scaled}", low=f"{r.scaled_low:.2f}", high=f"{r.scaled_high:.2f}")))
 
 
 @st.cache_data

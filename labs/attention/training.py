@@ -1,6 +1,5 @@
 """The attention lab's tiny transformer: its settings, its live run (sim.transformers.live.AttentionRun: one model, or
 a causal and an open one in lockstep) and what it generates, each probe read from the model at the step shown."""
-import time
 from collections.abc import Callable
 
 import streamlit as st
@@ -8,7 +7,8 @@ import streamlit as st
 from labs.attention.schema import SCHEMA
 from labs.attention.widgets import remembered
 from sim.core.live import Cursor, LiveSpec
-from sim.plots.attention import live_frame, position_figure
+from sim.plots.attention import live_frame, loss_text, position_figure
+from sim.transformers.claims import CompareReading, compare_reading
 from sim.transformers.live import AttentionRun, from_bytes
 from sim.transformers.tasks import CORPORA, LETTERS, lab_task
 from sim.transformers.transformer import RunView, generation_report, lab_trainer
@@ -16,7 +16,6 @@ from ui import charts, live_plots, live_run
 from ui.i18n import lang, t
 from ui.urlstate import PageState
 
-REPORT_S = 2.0  # while playing, what the models generate is redone at most this often
 MAX_TEXT = 2000  # longest training text
 MAX_PROBE = 100  # longest probe input: a valid one has at most 32 characters, a longer one gets the warning
 # live_lab draws a run's messages above its view; what the models generate is a few lines that would push the maps
@@ -129,18 +128,17 @@ def live_panel(kind: str, v: dict, text: str, probe: str, prompt: str, failed: b
             st.error(t("att.diverged", lr=v["lr"]))
 
     def report(cursor: Cursor) -> None:
-        """Under the view: what the models generate (a few hundred forward passes, so while playing at most every
-        REPORT_S, from the newest checkpoint shown: no replay)."""
+        """Under the view: what the models generate at the step shown (a few hundred forward passes, done once per
+        step). Paused only: while the view plays on its own channel, this rerun would print another step's."""
+        if cursor.playing:
+            st.caption(t("att.playing"))
+            return
         key = f"att.{kind}.report"
         at = (cursor.serial, cursor.pos, prompt, lang())
-        if not cursor.playing and ss.get(f"{key}.at") != at:
+        if ss.get(f"{key}.at") != at:
             with cursor.model() as run:  # the model at the step shown
                 ss[key] = generation_report(run.trainers, prompt, labels())
             ss[f"{key}.at"] = at
-        elif cursor.playing and (time.monotonic() - ss.get(f"{key}.when", 0.0) > REPORT_S or key not in ss):
-            with cursor.model_near() as (_, run):
-                ss[key] = generation_report(run.trainers, prompt, labels())
-            ss[f"{key}.at"], ss[f"{key}.when"] = None, time.monotonic()
         for line in ss[key]:
             st.caption(line)
 
@@ -167,10 +165,10 @@ def invalid(e: BaseException, v: dict) -> str:
     return t(f"att.invalid.{str(e).removeprefix('invalid:')}", n=v["context"] + 2)
 
 
-def trained_panel(kind: str, state: PageState, text: str, figure, probe) -> Cursor | None:
-    """The live panel of the run of `kind` for these settings in `figure`, the probe's input in `probe`; its cursor,
-    None when no run could be built. Bad settings keep the session's run (and its task, for the probe input) with a
-    message."""
+def trained_panel(kind: str, state: PageState, text: str, figure, probe) -> tuple[Cursor, str] | None:
+    """The live panel of the run of `kind` for these settings in `figure`, the probe's input in `probe`; its cursor
+    and the text whose maps it draws, None when no run could be built. Bad settings keep the session's run (and its
+    task, for the probe input) with a message."""
     v = dict(state.values)
     failed = False
     try:
@@ -182,34 +180,65 @@ def trained_panel(kind: str, state: PageState, text: str, figure, probe) -> Curs
             return None
     else:
         ss[f"att.{kind}.task"] = task
-    probe_prompt = probe_text(task, probe)
+    shown, prompt = probe_text(task, probe)
     with figure:
-        return live_panel(kind, v, text, *probe_prompt, failed)
+        cursor = live_panel(kind, v, text, shown, prompt, failed)
+    return None if cursor is None else (cursor, shown)
 
 
 def position_panel(cursor: Cursor) -> None:
     """The position vectors the (first) model adds to its tokens at the step shown: the fixed sinusoidal table or the
     learned one, drawn only while its fold is open (a closed fold's chart is still laid out, as large as the live
-    view)."""
+    view). The learned ones change every step: while the view plays on past the cursor's step, they wait."""
     with cursor.model() as run:
         trainer = run.trainers[0]
         pos, table = trainer.config.pos, trainer.position_table()
     box = st.expander(t(f"att.pos_table.{pos}"), key="att.pos_table_open", on_change="rerun")
     with box:
+        if pos == "learned" and cursor.playing:
+            st.caption(t("att.pos_table_playing"))
+            return
         if box.open:
             charts.plotly_chart(st, position_figure(table, t("att.pos_table_title")), key="att.fig.pos_table")
         st.caption(t(f"att.pos_table_help.{pos}"))
 
 
+def compare_text(cursor: Cursor, probe: str) -> str:
+    """What the masked and the open model show at the step on screen (sim.transformers.claims.compare_reading), in
+    the page's words; "" before the first step, after a divergence (already said) and while the view plays on past
+    the cursor's step (a press of Play or Pause reruns the whole page)."""
+    if cursor.playing:
+        return ""
+    with cursor.model() as run:
+        if run.steps == 0 or run.stopped:
+            return ""
+        return reading_text(compare_reading(run, probe))
+
+
+def reading_text(r: CompareReading) -> str:
+    """A CompareReading in the page's words: the losses against the best honest loss (or each other, for a text),
+    the open model's weight on the next position and, for a generated task, both models' exact answers."""
+    floor = "—" if r.floor is None else f"{r.floor:.4f}"
+    common = {"step": r.step, "open": loss_text(r.open), "causal": loss_text(r.causal), "floor": floor}
+    parts = [t(f"att.cmp.loss.{r.loss}", ratio=f"{max(r.open, r.causal) / max(min(r.open, r.causal), 1e-12):.1f}",
+               **common)]
+    if r.masked:
+        parts.append(t(f"att.cmp.masked.{r.masked}", **common))
+    parts.append(t(f"att.cmp.att.{r.attention}", share=f"{r.next_weight:.0%}", head=r.head))
+    if r.generation:
+        parts.append(t(f"att.cmp.gen.{r.generation}", open_acc=f"{r.open_acc:.0%}", causal_acc=f"{r.causal_acc:.0%}"))
+    return " ".join(parts)
+
+
 def train_section(state: PageState) -> None:
     figure, side = state.stage()
     text, probe = model_controls(state, side, ("task", "causal", "lr"))
-    if cursor := trained_panel("train", state, text, figure, probe):
+    if panel := trained_panel("train", state, text, figure, probe):
         figure.caption(t("att.train_help"))
     st.markdown(t("att.train_intro"))
     st.markdown(t("att.model_desc", pos=t(f"att.pos_name.{state.values['pos']}")))
-    if cursor:
-        position_panel(cursor)
+    if panel:
+        position_panel(panel[0])
 
 
 def bench_spec(seed: int | None = None, kind: str = "train") -> tuple[LiveSpec, Callable[[list[dict]], object]]:

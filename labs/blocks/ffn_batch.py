@@ -5,6 +5,7 @@ import streamlit as st
 from sim.plots.shapes import shape_text
 from sim.transformers.attention import fmt
 from sim.transformers.blocks import ffn_trace
+from sim.transformers.claims import batch_case, width_case
 from sim.transformers.transformer import NOTES_BATCH_ROWS, notes_ffn_batch
 from ui.i18n import t
 
@@ -19,8 +20,8 @@ def ffn_batch_view(d: int, h: int) -> None:
         col.markdown(t(f"blk.ffn.batch.{key}", shape=shape_text(r[key].shape)))
         col.code("\n".join(fmt(row, 0) for row in r[key]), language=None)
     gap = float((r["Y"] - r["loop"]).abs().max())
-    st.caption(t("blk.ffn.batch.check", rows=NOTES_BATCH_ROWS, gap=f"{gap:g}"))
-    st.markdown(t("blk.ffn.batch.sizes", rows=NOTES_BATCH_ROWS, d=d, h=h))
+    st.caption(t(f"blk.ffn.batch.check.{batch_case(gap)}", rows=NOTES_BATCH_ROWS, gap=f"{gap:g}"))
+    st.markdown(t(f"blk.ffn.batch.sizes.{width_case(d, h)}", rows=NOTES_BATCH_ROWS, d=d, h=h))
     steps = ffn_trace("gelu", d, h, NOTES_BATCH_ROWS)
     st.dataframe(pd.DataFrame({t("blk.ffn.batch.col.step"): [t(f"blk.ffn.batch.step.{name}") for name, _, _ in steps],
                                t("blk.ffn.batch.col.in"): [shape_text(s) for _, s, _ in steps],

@@ -5,7 +5,8 @@ import streamlit as st
 
 from sim.plots.blocks import bars_figure
 from sim.plots.shapes import human_bytes
-from sim.transformers.blocks import KV_KINDS, kv_bytes_per_token_layer, kv_ratios
+from sim.transformers.blocks import DEEPSEEK_V2_MLA, KV_KINDS, kv_bytes_per_token_layer, kv_ratios
+from sim.transformers.claims import fewer_case
 from sim.transformers.shapes import kv_cache_bytes
 from ui import charts
 from ui.course import course_note
@@ -32,8 +33,11 @@ def kv_section(state: PageState) -> None:
                                             t("blk.kv.axis"), log=True, text=[human_bytes(total[k]) for k in KV_KINDS]),
                             key="blk.fig.kv")
     ratios = kv_ratios(per)
-    figure.caption(t("blk.kv.summary", mha=2 * H * dh, mla=dc + dr, ratio=f"{ratios['mha']:.1f}", h=H, dh=dh,
-                     dc=dc, dr=dr))
+    case = fewer_case(ratios["mha"])
+    summary = "fewer" if case == "magnitude" else case  # the order of magnitude is the course note's to weigh
+    article = "match" if (H, dh, dc, dr) == DEEPSEEK_V2_MLA else "other"
+    figure.caption(t(f"blk.kv.summary.{summary}", mha=2 * H * dh, mla=dc + dr, ratio=times(ratios["mha"]), h=H, dh=dh,
+                     dc=dc, dr=dr) + " " + t(f"blk.kv.article.{article}"))
     st.dataframe(pd.DataFrame({
         t("blk.kv.col.kind"): names,
         t("blk.kv.col.numbers"): [per[k] // dtype for k in KV_KINDS],
@@ -43,8 +47,12 @@ def kv_section(state: PageState) -> None:
         t("blk.kv.col.ratio"): [per["mha"] / per[k] if per[k] else float("inf") for k in KV_KINDS]}).style.format(
         {t("blk.kv.col.ratio"): "{:.1f}×"}), hide_index=True)
     st.caption(t("blk.kv.help"))
-    verdict = t("blk.course.mla.above" if ratios["gqa"] >= 10 else "blk.course.mla.below")
+    vs = {k: t(f"blk.course.mla.{fewer_case(ratios[k])}", ratio=times(ratios[k])) for k in ("gqa", "mha")}
     course_note(t("blk.course.mla.says"), t("blk.course.mla.shows", kv=kv, gqa=per["gqa"] // dtype,
-                                             mla=per["mla"] // dtype, ratio=f"{ratios['gqa']:.1f}", verdict=verdict,
-                                             mha_ratio=f"{ratios['mha']:.1f}"))
+                                             mla=per["mla"] // dtype, vs_gqa=vs["gqa"], vs_mha=vs["mha"]))
     st.markdown(t("blk.kv.intro"))
+
+
+def times(ratio: float) -> str:
+    """How many times fewer (ratio ≥ 1) or more (below 1) numbers MLA caches, as the page writes it."""
+    return f"{ratio if ratio >= 1 else 1 / ratio:.1f}"

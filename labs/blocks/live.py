@@ -8,6 +8,7 @@ from labs.blocks.schema import SCHEMA
 from sim.core.live import Cursor, LiveSpec
 from sim.plots.blocks import depth_frame
 from sim.transformers.blocks import LN_MODES, DepthConfig, DepthTrainer, init_gradient_ratio
+from sim.transformers.claims import depth_reading, init_ratio_case
 from sim.transformers.live import DepthRun
 from sim.transformers.tasks import LETTERS, lab_task
 from ui import live_plots, live_run
@@ -82,8 +83,29 @@ def residual_section(state: PageState) -> None:
         pre, post = (next(tr for tr in run.trainers if tr.config.ln == ln) for ln in ("pre", "post"))
         lo, hi = init_gradient_ratio(pre, post)
         guess = pre.task.guess_loss()
-    st.markdown(t("blk.res.explain", lo=f"{lo:.1f}", hi=f"{hi:.1f}", letters=len(LETTERS), guess=f"{guess:.2f}"))
+    st.markdown(t(f"blk.res.explain.{init_ratio_case(lo, hi)}", lo=f"{lo:.1f}", hi=f"{hi:.1f}") + " "
+                + t("blk.res.watch", letters=len(LETTERS), guess=f"{guess:.2f}"))
+    if cursor.playing:  # a playing view is not rerun with the page: a sentence here would describe a step it left
+        st.caption(t("blk.playing"))
+    else:
+        for line in depth_lines(frame_at(cursor), guess):
+            st.markdown(line)
     st.markdown(t("blk.res.intro"))
+
+
+def depth_lines(frame: dict, guess: float) -> list[str]:
+    """What each run of a DepthRun frame shows (sim.transformers.claims.depth_reading), in the page's words: its loss
+    against guessing's and how its gradient reaches block 1; nothing for a run that has not stepped or diverged
+    (messages() says so)."""
+    lines = []
+    for r in frame["runs"]:
+        read = depth_reading(r, guess)
+        if read.case in ("start", "diverged"):
+            continue
+        lines.append(t(f"blk.res.now.{read.case}", name=depth_name(r["ln"], r["warmup"]), steps=read.steps,
+                       loss=f"{read.loss:.3f}", guess=f"{guess:.2f}")
+                     + " " + t(f"blk.res.grad.{read.gradient}", ratio=f"{read.ratio:.3g}"))
+    return lines
 
 
 def bench_spec(seed: int | None = None) -> tuple[LiveSpec, Callable[[list[dict]], object]]:

@@ -9,6 +9,7 @@ from labs.blocks.schema import SCHEMA
 from sim.core.live import Cursor, LiveSpec
 from sim.plots.blocks import moe_frame
 from sim.plots.shapes import human_count
+from sim.transformers.claims import routing_case
 from sim.transformers.live import MoERun, from_bytes, load_top
 from sim.transformers.moe import (
     MODES,
@@ -80,12 +81,16 @@ def moe_section(state: PageState) -> None:
                 st.error(t("blk.res.diverged", name=moe_name(r["mode"], v), step=r["steps"]))
 
     def routing(cursor: Cursor) -> None:
-        """Under the view: each run's routing at the cursor's step."""
+        """Under the view: each run's routing at the cursor's step; paused only (this rerun's step is one a playing
+        view has left behind)."""
+        if cursor.playing:
+            st.caption(t("blk.playing"))
+            return
         for r in frame_at(cursor)["runs"]:
             if r["imbalance"] is not None:
-                key = "blk.moe.collapsed" if r["dead"] else "blk.moe.balanced"
-                st.caption(t(key, name=moe_name(r["mode"], v), imbalance=f"{r['imbalance']:.2f}", dead=r["dead"],
-                             dropped=f"{100 * r['dropped']:.1f}", steps=r["steps"], E=v["m_experts"]))
+                case = routing_case(r["dead"], r["imbalance"])
+                st.caption(t(f"blk.moe.{case}", name=moe_name(r["mode"], v), imbalance=f"{r['imbalance']:.2f}",
+                             dead=r["dead"], dropped=f"{100 * r['dropped']:.1f}", steps=r["steps"], E=v["m_experts"]))
 
     spec = moe_spec(v)
     with figure:

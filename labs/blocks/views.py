@@ -27,10 +27,11 @@ from sim.transformers.blocks import (
     rope,
     rope_frequencies,
     rope_pairs,
-    rope_scores,
+    shifted_scores,
     swiglu_hidden,
     vectors,
 )
+from sim.transformers.claims import cost_case, extrapolation_case, init_reading, shift_case
 from ui import charts
 from ui.i18n import t
 from ui.urlstate import PageState
@@ -97,16 +98,20 @@ def init_section(state: PageState) -> None:
     s = cached_init(depth, width, init, act, seed)
     labels = {k: t(f"blk.init.fig.{k}") for k in ("acts", "grads", "std", "layer", "value", "log_grad", "act_std",
                                                     "grad_std")}
-    ratio = s.grad_std[0] / max(s.grad_std[-1], 1e-300)
+    r = init_reading(s.act_std, s.grad_std)
     with figure:
         charts.plotly_chart(st, init_figure(s.acts, s.grads, s.act_std, s.grad_std, labels), key="blk.fig.init")
-        if s.act_std[-1] < 1e-3 or ratio < 1e-3:
-            st.warning(t("blk.init.vanishing"), icon=":material/trending_down:")
-        elif s.act_std[-1] > 1e3 or ratio > 1e3:
-            st.warning(t("blk.init.exploding"), icon=":material/trending_up:")
+        for what, case, ratio in (("signal", r.signal, r.signal_ratio), ("gradient", r.gradient, r.gradient_ratio)):
+            if case != "steady":
+                st.warning(t(f"blk.init.{case}.{what}", ratio=f"{ratio:.3g}", depth=depth),
+                           icon=":material/trending_down:" if case == "vanish" else ":material/trending_up:")
+        if r.signal == r.gradient == "steady":
+            st.info(t("blk.init.steady", signal=f"{r.signal_ratio:.3g}", gradient=f"{r.gradient_ratio:.3g}",
+                      depth=depth), icon=":material/check:")
         st.caption(t(f"blk.init.rule.{init}"))
     st.markdown(t("blk.init.summary", first=f"{s.act_std[0]:.3g}", last=f"{s.act_std[-1]:.3g}",
-                  g_first=f"{s.grad_std[0]:.3g}", g_last=f"{s.grad_std[-1]:.3g}", ratio=f"{ratio:.3g}", depth=depth))
+                  g_first=f"{s.grad_std[0]:.3g}", g_last=f"{s.grad_std[-1]:.3g}", ratio=f"{r.gradient_ratio:.3g}",
+                  depth=depth))
     st.markdown(t("blk.init.intro"))
 
 
@@ -139,15 +144,14 @@ def position_section(state: PageState) -> None:
     st.subheader(t("blk.pos.relative"))
     c = st.columns(3)
     m, n, s = (state.widget(name, container=col) for name, col in zip(("p_m", "p_n", "p_shift"), c, strict=True))
-    rows = rope_scores(q, k, m, n, [0, s, 2 * s, 7 * s])
+    rows = shifted_scores(q, k, m, n, s, base)
     left, right = st.columns(2, gap="medium")  # below the stage, each smaller than the turning pairs
     left.dataframe(pd.DataFrame(rows, columns=[t("blk.pos.col.m"), t("blk.pos.col.n"), t("blk.pos.col.diff"),
                                                t("blk.pos.col.dot")]).style.format({t("blk.pos.col.dot"): "{:.10f}"}),
                    hide_index=True)
-    spread = max(r[3] for r in rows) - min(r[3] for r in rows)
-    plain = float(q @ k)
-    left.markdown(t("blk.pos.relative_result", spread=f"{spread:.1e}", plain=f"{plain:.4f}", q=fmt_vec(q),
-                    k=fmt_vec(k)))
+    dots = [r[3] for r in rows]
+    left.markdown(t(f"blk.pos.relative_result.{shift_case(dots)}", spread=f"{max(dots) - min(dots):.1e}",
+                    plain=f"{float(q @ k):.4f}", q=fmt_vec(q), k=fmt_vec(k)))
     Q = rope(q.expand(P, -1), torch.arange(P), base)
     K = rope(k.expand(P, -1), torch.arange(P), base)
     charts.plotly_chart(right, score_figure((Q @ K.T).numpy(), t("blk.pos.scores_title"), labels),
@@ -165,12 +169,15 @@ def position_section(state: PageState) -> None:
     left, right = st.columns(2, gap="medium")
     charts.plotly_chart(left, heat, key="blk.fig.pos_att")
     charts.plotly_chart(right, acc, key="blk.fig.pos_acc")
-    inside = {r.pos: float(np.nanmean(r.accuracy[1:L])) for r in results}
-    beyond = {r.pos: float(np.nanmean(r.accuracy[L:])) if L2 > L else float("nan") for r in results}
+    inside, beyond = {r.pos: r.inside for r in results}, {r.pos: r.beyond for r in results}
     st.dataframe(pd.DataFrame({t("blk.pos.col.encoding"): [labels[f"pos.{p}"] for p in POSITIONS],
                                t("blk.pos.col.inside"): [inside[p] for p in POSITIONS],
                                t("blk.pos.col.beyond"): [beyond[p] for p in POSITIONS]}).style.format(precision=3),
                  hide_index=True)
+    for p in POSITIONS:  # what each run shows past the trained length, in the table's numbers
+        if (case := extrapolation_case(inside[p], beyond[p])) != "none":
+            st.markdown(t(f"blk.pos.beyond.{case}", name=labels[f"pos.{p}"], inside=f"{inside[p]:.3f}",
+                          beyond=f"{beyond[p]:.3f}"))
     st.caption(t("blk.pos.trained_help"))
 
 
@@ -190,8 +197,9 @@ def ffn_section(state: PageState) -> None:
     with figure:
         charts.plotly_chart(st, bars_figure(names, counts, t("blk.ffn.params_title"), t("blk.ffn.col.params")),
                             key="blk.fig.ffn")
-        st.caption(t("blk.ffn.summary", d=d, h=h, hs=hs, gelu=human_count(counts[0]),
-                     swiglu=human_count(counts[2])))
+        gelu, swiglu = counts[0], counts[2]
+        st.caption(t(f"blk.ffn.summary.{cost_case(gelu, swiglu)}", d=d, h=h, hs=hs, gelu=human_count(gelu),
+                     swiglu=human_count(swiglu), ratio=f"{max(gelu, swiglu) / min(gelu, swiglu):.2f}", mult=ratio))
     module = [sum(p.numel() for p in ffn_module(kind, d, width).parameters()) for kind, width in rows]
     st.dataframe(pd.DataFrame({t("blk.ffn.col.ffn"): names, t("blk.ffn.col.params"): counts,
                                t("blk.ffn.col.module"): module,

@@ -27,4 +27,4 @@ def lookup_view(c: ShapeConfig, error_text) -> None:
                               columns=[str(j) for j in range(shown.shape[1])]).style.format("{:.3f}"),
                  key="shp.lookup_df")
     more = t("shp.lookup.more", shown=SHOWN_COLUMNS, d=c.d_model) if c.d_model > SHOWN_COLUMNS else ""
-    st.caption(t("shp.lookup.check", first=ids[0], same="✓" if r.rows_are_table_rows else "✗") + more)
+    st.caption(t(f"shp.lookup.check.{'same' if r.rows_are_table_rows else 'differ'}", first=ids[0]) + more)

@@ -7,7 +7,9 @@ from labs.shapes.embedding import lookup_view
 from labs.shapes.schema import PAGE, SCHEMA
 from labs.shapes.training import training_memory_view
 from sim.plots.shapes import flow_figure, human_bytes, human_count, kv_figure, shape_text, short_name, step_table
+from sim.transformers.claims import rule_case, written_chain
 from sim.transformers.shapes import (
+    NOTES_CHAIN,
     PRESETS,
     ModelTrace,
     ShapeConfig,
@@ -93,12 +95,14 @@ def summary(trace: ModelTrace, c: ShapeConfig) -> None:
     st.caption(t(f"shp.tied.{'on' if c.tie_embeddings else 'off'}", vc=f"{counts['tok_emb']:,}",
                  n=f"{total['params']:,}", other=f"{other['total']:,}"))
     split = flops_split(c, total["flops"])
+    rule = split.all_params_rule
     st.markdown(t("shp.flops.split", n=human_count(split.n), fwd=human_count(split.forward_per_token),
                   train=human_count(split.training_per_token), tokens=f"{split.tokens:,}",
                   weights=human_count(split.weights), attention=human_count(split.attention),
                   head=human_count(split.head), other=human_count(split.other), traced=human_count(split.traced),
-                  step=human_count(split.training_pass), all=human_count(split.params),
-                  rule=human_count(split.all_params_rule)))
+                  step=human_count(split.training_pass))
+                + " " + t(f"shp.flops.rule.{rule_case(rule, split.traced)}", all=human_count(split.params),
+                          rule=human_count(rule), pct=f"{abs(rule / split.traced - 1):.0%}"))
 
 
 def q_chain(trace: ModelTrace, c: ShapeConfig) -> list[int]:
@@ -111,8 +115,8 @@ def q_chain(trace: ModelTrace, c: ShapeConfig) -> list[int]:
     names = dict(zip(matmuls, (t("shp.chain.scores"), t("shp.chain.weighted")), strict=True))
     st.markdown(t("shp.chain", d_h=c.d_head) + "  \n" + " → ".join(
         f"{names.get(i) or short_name(trace.steps[i])} `{shape_text(trace.steps[i].out_shape)}`" for i in changes))
-    notes = PRESETS["notes"]
-    if (c.batch, c.seq_len, c.d_model, c.n_head) == (notes.batch, notes.seq_len, notes.d_model, notes.n_head):
+    written = written_chain([trace.steps[i].out_shape for i in changes], [trace.steps[i].op for i in changes])
+    if written == list(NOTES_CHAIN):  # the chain traced here, as the notes write it, is theirs
         st.success(t("shp.notes_match"), icon=":material/menu_book:")
     st.caption(t("shp.chain_note") + " " + t("shp.notation"))
     return path

@@ -125,6 +125,15 @@ def rope_scores(q: torch.Tensor, k: torch.Tensor, m: int, n: int, shifts: list[i
     return out
 
 
+SHIFTS = (0, 1, 2, 7)  # the shifts of the lab's table, in multiples of the user's shift
+
+
+def shifted_scores(q: torch.Tensor, k: torch.Tensor, m: int, n: int, shift: int, base: float = 10000.0
+                   ) -> list[tuple[int, int, int, float]]:
+    """rope_scores at the lab's shifts (SHIFTS × shift): the same number down the column."""
+    return rope_scores(q, k, m, n, [j * shift for j in SHIFTS], base)
+
+
 def vectors(d: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """A query and a key (d,) drawn from `seed` (float64, so equal numbers print equal)."""
     g = torch.Generator().manual_seed(seed)
@@ -174,6 +183,17 @@ class PositionResult:
     weights: np.ndarray  # (test_len, test_len) attention of one test sequence
     train_len: int
     loss: float  # last training loss
+
+    @property
+    def inside(self) -> float:
+        """Share right within the trained length."""
+        return float(np.nanmean(self.accuracy[1:self.train_len]))
+
+    @property
+    def beyond(self) -> float:
+        """Share right past the trained length; NaN when nothing past it was read."""
+        past = self.accuracy[self.train_len:]
+        return float(np.nanmean(past)) if len(past) else math.nan
 
 
 def position_experiment(pos: str, train_len: int, test_len: int, steps: int = 300, seed: int = 0,
@@ -297,6 +317,8 @@ def ffn_trace(kind: str, d_model: int, d_ff: int, rows: int) -> list[tuple[str, 
 
 # ---------- KV cache ----------
 KV_KINDS = ("mha", "gqa", "mqa", "mla")
+DEEPSEEK_V2_MLA = (128, 128, 512, 64)  # DeepSeek-V2's heads, head dimension, latent d_c and RoPE key d_R: the
+# sizes of the article's "about 57×" (2·128·128 numbers per token per layer against 512 + 64)
 
 
 def kv_bytes_per_token_layer(kind: str, n_head: int, d_head: int, n_kv_head: int, d_c: int, d_rope: int,

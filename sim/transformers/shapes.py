@@ -377,6 +377,11 @@ def memory_needed(trace: ModelTrace, dtype_bytes: int) -> int:
     return trace.totals["params"] * dtype_bytes + trace.totals["new_bytes"]
 
 
+# the notes' Q through attention at B = 2, T = 5, H = 8, h = 4: projected, view, transpose, the scores, weights·V,
+# and "transpose back" to [B, T, C] (in code a transpose, then a view)
+NOTES_CHAIN = ((2, 5, 8), (2, 5, 4, 2), (2, 4, 5, 2), (2, 4, 5, 5), (2, 4, 5, 2), (2, 5, 8))
+
+
 # ---------- the notes' embedding lookup: ids [4, 18, 7] ----------
 NOTES_IDS = (4, 18, 7)
 LOOKUP_MAX_VALUES = 1 << 22  # tables up to this many values are made on the CPU to show numbers (16 MiB in fp32)
