@@ -54,6 +54,20 @@ def test_a_gloss_is_given_once_per_lab(term):
     assert any(files.values()), f"no lab introduces {term['gloss']!r}"
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("term", [t for t in TERMS if "spelled" in t], ids=lambda t: t["en"])
+def test_an_abbreviation_is_spelled_out_in_every_lab_that_uses_it(term, lang):
+    """SFT, RLHF, DPO, KL (issue 41, item 14): a catalogue (a lab) that uses the letters says once what they stand
+    for, in the course's words."""
+    texts = ZH if lang == "zh" else EN
+    files: dict[str, str] = {}
+    for name, text in texts.values():
+        files[name] = files.get(name, "") + "\n" + text
+    bare = [name for name, text in files.items() if re.search(rf"\b{term['en']}\b", without_code(text))
+            and not re.search(term["spelled"][lang], text)]
+    assert not bare, f"spell out {term['en']} ({term['spelled'][lang]!r}) in: {bare}"
+
+
 def test_the_exempt_texts_are_still_the_ones_written_down():
     """An exemption (glossary.json "elsewhere") holds only while its text is unchanged; once it changed, delete it."""
     stale = [key for key, text in ELSEWHERE.items() if key not in ZH or ZH[key][1] != text]
