@@ -3,12 +3,13 @@
 function setupPlots(root) {
   root.innerHTML = `<style>${STYLE}${COMMON_STYLE}</style>`
     + '<div class="lp"><div class="lp-caption"></div><div class="lp-panels"></div></div>';
-  return { root, queue: [], seq: null, raf: 0, lastDraw: 0, zoom: 1, card: root.querySelector('.lp'),
+  return { root, queue: [], seq: null, raf: 0, lastDraw: 0, data: null, card: root.querySelector('.lp'),
            caption: root.querySelector('.lp-caption'), box: root.querySelector('.lp-panels'), canvases: [],
            panels: [] };
 }
 
 function drawPlots(S, frame) {
+  const zoom = presentCard(S.card, S.data, Math.max(0, ...frame.panels.map((p) => p.height)));  // this frame's panels
   const caption = frame.caption || '';
   if (S.caption.textContent !== caption) S.caption.textContent = caption;  // a change lays out the page around it
   frame.panels.forEach((p, k) => {
@@ -18,13 +19,14 @@ function drawPlots(S, frame) {
       S.box.appendChild(withDownload(cv, () => S.panels[k].title || 'panel-' + k));
     }
     S.panels[k] = p;
-    paintPanel(cv, p, S.zoom);
+    paintPanel(cv, p, zoom);
   });
   while (S.canvases.length > frame.panels.length) { S.canvases.pop().parentNode.remove(); S.panels.pop(); }
 }
 
 function renderPlots(S, data) {
-  S.zoom = presentCard(S.card, data, Math.max(0, ...S.panels.map((p) => p.height)));
+  S.data = data;
+  presentCard(S.card, data);
   const cls = 'lp-caption ' + data.status;
   if (S.caption.className !== cls) S.caption.className = cls;
   play(S, data, drawPlots);
