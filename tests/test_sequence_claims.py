@@ -451,11 +451,12 @@ def test_the_zero_order_hold_is_the_matrix_exponentials():
 
 # ---------- wording ----------
 def test_the_texts_say_what_training_changes_and_use_the_courses_terms():
-    """Training changes the weights, not the state; the Chinese says 自动微分 and KV 缓存 (one form)."""
+    """Training changes the weights, not the state; the Chinese says 自动微分 and KV Cache (one form: the course's,
+    assets/i18n/glossary.json)."""
     assert "weights" in EN["seq.why.intro"] and "changes the state" not in EN["seq.why.intro"]
     assert "权重" in ZH["seq.why.intro"] and "改动与" not in ZH["seq.why.intro"]
     zh = json.loads((Path(__file__).resolve().parent.parent / "assets/i18n/zh/sequence.json").read_text("utf-8"))
     text = "\n".join(zh.values())
     assert "自动求导" not in text and "自动微分" in text
-    kv = [text[m:m + 6] for m in range(len(text)) if text.startswith("KV", m) and not text.startswith("KV 头", m)]
-    assert kv and all(k.startswith("KV 缓存") for k in kv), kv
+    kv = [text[m:m + 8] for m in range(len(text)) if text.startswith("KV", m) and not text.startswith("KV 头", m)]
+    assert kv and all(k.startswith("KV Cache") for k in kv), kv

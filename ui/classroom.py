@@ -371,13 +371,17 @@ def message(slot=None):
     """What went wrong with the class, above the page (the student keeps working on their own), or a notice; in
     `slot` (the one this returned: a later look, after the page ran, redraws it), else a new one. Returns the slot."""
     slot = st.empty() if slot is None else slot
-    box = slot.container()
     notice = ss.get("_cls.notice")
-    if notice and time.time() - notice[2] <= MESSAGE_S:
-        box.success(t(f"room.{notice[0]}", **notice[1]), icon=":material/school:")
+    notice = notice if notice and time.time() - notice[2] <= MESSAGE_S else None
     problem = ss.get("_cls.problem")
     if problem and not code() and time.time() - ss.get("_cls.problem_at", 0) > MESSAGE_S:
         ss["_cls.problem"] = problem = None  # out of the class a while: the message has been read
+    if not (notice or problem):
+        slot.empty()  # nothing to say: no container above the page
+        return slot
+    box = slot.container()
+    if notice:
+        box.success(t(f"room.{notice[0]}", **notice[1]), icon=":material/school:")
     if problem:
         reason, params = problem
         box.warning(problem_text(reason, **params), icon=":material/school:")
