@@ -140,6 +140,7 @@ RAW_HTML_SITES = {
     ("labs/lm/training.py", "unsafe_allow_html"): "sim.plots.lm.token_html, as above",
     ("ui/present.py", "st.html("): "CSS, a constant",
     ("ui/layout.py", "st.html("): "CSS, a constant",
+    ("ui/charts.py", "container.html("): "a chart's summary, html.escape()d; its id made of [0-9A-Za-z_-] only",
     ("ui/live_plots.js", "innerHTML"): "constant styles and empty boxes; the texts go in as textContent",
     ("labs/classification/live_view.js", "innerHTML"): "constant styles and empty boxes; the texts go in as "
                                                        "textContent",

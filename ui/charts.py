@@ -9,6 +9,7 @@ the session's choice from `?figures=png|svg`, named after the lab and the chart.
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 from contextlib import nullcontext
@@ -17,8 +18,10 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from sim.plots.describe import WORDS, describe
 from sim.plots.palette import PALETTE
 from sim.plots.present import presenter_chart, presenter_figure
+from ui.i18n import t
 from ui.present import FIGURE_FORMATS, presenting
 
 _HERE = Path(__file__).parent
@@ -65,11 +68,47 @@ def plotly_config(key: str | None, config: dict | None = None) -> dict:
     return out
 
 
+# A chart's text summary (sim.plots.describe), under it: visually hidden, read by screen readers. Its element's box is
+# taken out of the page's flow (no gap under the chart); the paragraph is clipped to nothing (the sr-only pattern).
+_SR_STYLE = ("position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);"
+             "clip-path:inset(50%);white-space:nowrap;border:0")
+_SR_RULE = (f'<style>[data-testid="stElementContainer"]:has(.mlsim-chart-desc){{{_SR_STYLE}}}</style>')
+
+
+def chart_words() -> dict[str, str]:
+    """The words of a chart's summary in the page's language (sim.plots.describe.WORDS's keys: chart.desc.<key>)."""
+    return {k: str(t(f"chart.desc.{k}")) for k in WORDS}
+
+
+def summary(fig) -> str:
+    """The text summary of `fig` (a Plotly figure or an Altair chart) in the page's language; "" if unreadable."""
+    try:
+        return describe(fig, chart_words())
+    except Exception:  # noqa: BLE001 - a figure the describer cannot read still shows; only its summary is missing
+        return ""
+
+
+def description(container, fig, key: str | None, text: str | None = None) -> str:
+    """Put the summary of `fig` (`text`, else computed) under it, as a visually hidden paragraph with an id
+    ("<key>-desc"); returns the text."""
+    text = summary(fig) if text is None else text
+    if not text:
+        return ""
+    ident = "-".join(p for p in re.split(r"[^0-9A-Za-z_-]+", key or "") if p)
+    attrs = f' id="{ident}-desc"' if ident else ""
+    # st.html: the text as the characters it is (never Markdown: a title may hold a report's or a file's text)
+    container.html(f'{_SR_RULE}<p class="mlsim-chart-desc"{attrs} style="{_SR_STYLE}">{html.escape(text)}</p>')
+    return text
+
+
 def plotly_chart(container, fig, *, key: str | None = None, config: dict | None = None, **kw):
-    """container.plotly_chart(fig, key=key, **kw), in presenter style when presenting, downloadable."""
+    """container.plotly_chart(fig, key=key, **kw), in presenter style when presenting, downloadable, with a text
+    summary under it for screen readers (description)."""
     if presenting():
         fig = presenter_figure(fig)
-    return container.plotly_chart(fig, key=key, config=plotly_config(key, config), **kw)
+    event = container.plotly_chart(fig, key=key, config=plotly_config(key, config), **kw)
+    description(container, fig, key)
+    return event
 
 
 _download = None
@@ -89,10 +128,23 @@ def _download_button(container, key: str | None) -> None:
 
 
 def altair_chart(container, chart, *, key: str | None = None, **kw):
-    """container.altair_chart(chart, key=key, **kw), in presenter style when presenting, with a download button."""
+    """container.altair_chart(chart, key=key, **kw), in presenter style when presenting, with a text summary for
+    screen readers (description) and a download button."""
     if presenting():
         chart = presenter_chart(chart)
+    text = summary(chart)
+    if text and hasattr(chart, "description") and type(chart.description).__name__ == "UndefinedType":
+        chart = chart.properties(description=text)  # Vega names the chart's canvas or SVG with it (aria-label)
+    if hasattr(chart, "config"):  # the marks and axes out of the accessibility tree: the summary speaks for them
+        import altair as alt  # (Vega gives a brush's and an empty layer's marks a role and no name: svg-img-alt)
+
+        chart = chart.copy()
+        chart.config = alt.Config() if type(chart.config).__name__ == "UndefinedType" else chart.config
+        if type(chart.config.mark).__name__ == "UndefinedType":
+            chart.config.mark = alt.MarkConfig()
+        chart.config.mark.aria = False
     event = container.altair_chart(chart, key=key, **kw)
+    description(container, chart, key, text)
     _download_button(container, key)
     return event
 

@@ -12,16 +12,38 @@ A lab is a simulator, not a document: the figure you change and the controls tha
 On a phone (< 640 px) Streamlit stacks the stage's columns in their order: the figure first at the screen's width,
 then its controls. STYLE trims Streamlit's empty top padding, keeps the title on one line, lets no figure overflow
 the screen's width, and gives the app's own tap targets WCAG 2.2's 24x24 CSS px.
+
+Accessible to every student: STYLE gives the grey text Streamlit draws (captions, help, disabled text, placeholders,
+chart axes) and the selected option of pills WCAG AA's contrast (4.5:1) on the theme's backgrounds, and every control a
+visible focus ring; `style` also mounts ui/page_a11y.js, which keeps <html lang> the page's language and the sidebar's
+menu a valid list for screen readers.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
+
+from sim.plots.palette import PALETTE, rgb
+from ui.i18n import lang
 
 STAGE = (3, 1)  # figure column : controls column
 SECTIONS = "mlsim-sections"  # the key of the container that holds a lab's section switch
 HEADER = "mlsim-header"  # the key of the title row
 STAGE_KEY = "mlsim-stage"  # the key of the stage's container (tests/test_layout.py finds it by it)
 PHONE = 640  # px: Streamlit stacks columns below this width
+A11Y = "mlsim-a11y"  # the key of ui/page_a11y.js's component (hidden: it draws nothing)
+HTML_LANG = {"zh": "zh-CN", "en": "en"}  # <html lang> of each of the app's languages
+# WCAG AA contrast (4.5:1) for text on the light theme's white and its greys (the sidebar's, a widget's). Streamlit
+# draws captions in its text colour at 60 % opacity (3.9:1 on white) and its charts' axis text in AXIS_GREY (3.8:1):
+# both become MUTED, the palette's neutral grey (6.2:1 on white, 5.4:1 on a widget's grey). It draws the text of a
+# selected pill or segment in the theme's blue (the palette's) on a 10 % tint of it (3.95:1): SELECTED is that blue
+# darkened to 85 % (5.1:1 there).
+MUTED, FOCUS = PALETTE["neutral"], PALETTE["blue"]
+SELECTED = "#" + "".join(f"{round(c * 0.85):02x}" for c in rgb(PALETTE["blue"]))
+AXIS_GREY = (128, 132, 149)  # Streamlit's chart theme (its gray70): Plotly writes it as rgb(), Vega as hex
+AXIS_RGB, AXIS_HEX = "rgb({}, {}, {})".format(*AXIS_GREY), "#" + "".join(f"{c:02x}" for c in AXIS_GREY)
+_HERE = Path(__file__).parent
 
 STYLE = f"""
 <style>
@@ -45,6 +67,20 @@ STYLE = f"""
 .stApp .st-key-{SECTIONS} [role="radiogroup"] > button {{ flex-shrink: 0; }}
 /* no figure wider than its column: a canvas or an image scales down (keeping its shape), never scrolls sideways */
 .stApp [data-testid="stMain"] canvas, .stApp [data-testid="stMain"] img {{ max-width: 100%; height: auto; }}
+/* WCAG AA contrast (see MUTED): also in a popover, which Streamlit draws outside .stApp */
+body [data-testid="stCaptionContainer"], body [data-testid="stCaptionContainer"] p,
+body [data-testid="stWidgetLabel"] [disabled], body label[disabled], body [aria-disabled="true"] p,
+body button:disabled, body button:disabled p, body [data-baseweb="select"] [aria-disabled="true"],
+body [data-testid="stTooltipContent"] {{ color: {MUTED}; opacity: 1; }}
+body input::placeholder, body textarea::placeholder {{ color: {MUTED}; opacity: 1; }}
+body [data-testid="stButtonGroup"] button[data-selected="true"],
+body [data-testid="stButtonGroup"] button[data-selected="true"] p {{ color: {SELECTED}; }}
+/* the axis text of Streamlit's chart theme (AXIS_GREY): Plotly writes it in a style attribute, Vega in a fill one */
+body .js-plotly-plot text[style*="fill: {AXIS_RGB}"] {{ fill: {MUTED} !important; }}
+body svg text[fill="{AXIS_HEX}"] {{ fill: {MUTED}; }}
+/* a visible focus ring on every control reached with the keyboard (Streamlit turns most outlines off) */
+body :focus-visible {{ outline: 2px solid {FOCUS} !important; outline-offset: 2px; }}
+.stApp .st-key-{A11Y} {{ display: none; }}
 @media (max-width: {PHONE}px) {{
   .stApp [data-testid="stMainBlockContainer"] {{ padding-left: 0.75rem; padding-right: 0.75rem; padding-top: 2.5rem; }}
   .stApp [data-testid="stMain"] h1 {{ font-size: 1.25rem; }}
@@ -54,9 +90,19 @@ STYLE = f"""
 """
 
 
+_a11y = None
+
+
 def style() -> None:
-    """The layout's CSS (every page, main.py)."""
+    """The layout's CSS and ui/page_a11y.js (every page, main.py): the script is mounted hidden in the sidebar, whose
+    elements persist across page switches (the main area's would sit above a lab's stage)."""
+    global _a11y
     st.html(STYLE)
+    if _a11y is None:
+        _a11y = st.components.v2.component("mlsim_page_a11y", js=(_HERE / "page_a11y.js").read_text("utf-8"),
+                                           isolate_styles=False)
+    with st.sidebar:
+        _a11y(data={"lang": HTML_LANG[lang()]}, key=A11Y, height=0)
 
 
 def stage(ratio: tuple[int, int] = STAGE) -> tuple:

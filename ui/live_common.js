@@ -8,7 +8,7 @@
 // here computes model output: it only turns bytes and numbers into pixels.
 // PALETTE (assets/palette.json) is defined before this file by ui.components.component_script
 /* exported rgb, ORANGE, BLUE, WHITE, CLASS, STATS, bytes, mix, css, diverging, paintPanel, COMMON_STYLE, presentCard,
-   withDownload, play, liveComponent */
+   withDownload, play, liveComponent, fillWords, num, nameCanvas, liveText, follow, panelName, panelValues */
 const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 const ORANGE = rgb(PALETTE.orange), BLUE = rgb(PALETTE.blue), WHITE = rgb(PALETTE.white);
 const CLASS = ['orange', 'blue', 'green', 'purple', 'red'].map((k) => rgb(PALETTE[k]));  // class k's colour
@@ -166,6 +166,8 @@ const COMMON_STYLE = `
   background: var(--mlsim-white); color: var(--mlsim-ink); cursor: pointer; }
 .mlsim-fig:hover > .mlsim-dl, .mlsim-fig > .mlsim-dl:focus { opacity: 1; }
 .mlsim-present { background: var(--mlsim-white); color: var(--mlsim-black); padding: 12px 16px; border-radius: 8px; }
+.mlsim-sr { position: absolute !important; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
+  clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; border: 0; }
 `;
 
 // mark `el` as the presenter view's card (or not: data.present, from ui.components.live_component); the zoom
@@ -218,6 +220,68 @@ function withDownload(canvas, name) {
   return box;
 }
 
+// ---------- what a screen reader hears: the canvases' names and the live text ----------
+// The words come from Python in the page's language (templates with {placeholders}); the numbers from the frame drawn.
+const SAY_MS = 1000;  // the live text follows a moving view at most once a second
+const fillWords = (text, values) => String(text || '').replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
+// a number as the live text says it: 3 significant digits (0.3142 -> 0.314, 1234.5 -> 1.23e+3 stays readable)
+const num = (v) => (v === null || v === undefined || !Number.isFinite(+v) ? '–'
+  : Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? (+v).toExponential(2) : String(+(+v).toPrecision(3)));
+
+// the canvas is a picture named `text` (written only when it changed); a canvas given another role (one that takes
+// the keyboard) keeps it
+function nameCanvas(canvas, text) {
+  if (!canvas.hasAttribute('role')) canvas.setAttribute('role', 'img');
+  if (text && canvas.getAttribute('aria-label') !== text) canvas.setAttribute('aria-label', text);
+}
+
+// the view's polite live region: visually hidden, read by screen readers (one per view, appended to `parent`)
+function liveText(parent) {
+  const p = document.createElement('p');
+  p.className = 'mlsim-sr'; p.dataset.testid = 'live-text';
+  p.setAttribute('role', 'status'); p.setAttribute('aria-live', 'polite'); p.setAttribute('aria-atomic', 'true');
+  parent.appendChild(p);
+  return p;
+}
+
+// The view drew `frame`: its live text (S.say(S, frame), which may also rename its canvases) follows at most once
+// every SAY_MS while it moves, the newest frame's when the time comes, and at once when it stops (`final`: the end
+// of a run, a pause, a step).
+function follow(S, frame, final) {
+  if (!S.say || !S.liveText) return;
+  S.sayFrame = frame;
+  const wait = SAY_MS - (performance.now() - (S.saidAt === undefined ? -Infinity : S.saidAt));
+  if (final || wait <= 0) { clearTimeout(S.sayTimer); S.sayTimer = 0; speak(S); }
+  else if (!S.sayTimer) S.sayTimer = setTimeout(() => { S.sayTimer = 0; speak(S); }, wait);
+}
+
+function speak(S) {
+  S.saidAt = performance.now();
+  const text = S.say(S, S.sayFrame) || '';
+  if (S.liveText.textContent !== text) S.liveText.textContent = text;
+}
+
+// a panel's name (W: the words, ui/live_plots.py's a11y_words): "Loss: loss against step, step 120; Adam 0.31, ..."
+function panelName(p, W, step) {
+  const title = p.title || p.y_label || '';
+  let text = p.type === 'heatmap'
+    ? fillWords(W.heatmap, { title, rows: p.rows, cols: p.cols })
+    : fillWords(W.xy, { title, x: p.x_label || '', y: p.y_label || p.title || '' });
+  if (step !== undefined && step !== null) text += fillWords(W.at, { step: Number(step).toLocaleString() });
+  const values = panelValues(p, W);
+  return values ? text + (W.then || '; ') + values : text;
+}
+
+// the newest value of each labelled line of an xy panel: "Adam 0.31, SGD 0.52" ('' for none, and for heatmaps)
+function panelValues(p, W) {
+  if (p.type === 'heatmap') return '';
+  return p.series.filter((s) => s.label && s.kind === 'line').map((s) => {
+    let i = s.y.length - 1;
+    while (i >= 0 && (s.y[i] === null || s.y[i] === undefined)) i--;
+    return i < 0 ? '' : fillWords(W.value, { name: s.label, value: num(s.y[i]) });
+  }).filter(Boolean).join(W.sep || ', ');
+}
+
 // Queue the frames of a new update and keep one animation loop running that draws them; while playing,
 // ask for the next update at the next animation frame (a browser too busy to paint does not ask).
 // S is the component's persistent state (kept on its root element); drawFrame(S, frame) paints.
@@ -250,6 +314,7 @@ function play(S, data, drawFrame) {
     const frame = S.queue.shift();
     drawFrame(S, frame);
     STATS.frames++;
+    follow(S, frame, S.status !== 'playing' && !S.queue.length);  // its live text (once a second; and when it stops)
     // any live view's step, where a browser measurement reads it (measure_classroom.py)
     const step = frame.step !== undefined ? frame.step : frame.epoch;
     if (step !== undefined) S.root.dataset.liveStep = step;
@@ -351,7 +416,7 @@ function liveComponent(component, setup, render) {
   connect(S, data.channel);
   askWhenIdle(S);
   return () => {
-    cancelAnimationFrame(S.raf); S.raf = 0; clearTimeout(S.idleTimer);
+    cancelAnimationFrame(S.raf); S.raf = 0; clearTimeout(S.idleTimer); clearTimeout(S.sayTimer); S.sayTimer = 0;
     setTimeout(() => { if (S.ws && !S.root.isConnected) { S.ws.close(); S.ws = null; } }, 1000);  // unmounted
   };
 }

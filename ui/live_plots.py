@@ -10,13 +10,24 @@ from collections.abc import Callable, Hashable
 from sim.core.live import LiveSpec
 from ui import live_run
 from ui.components import live_component
+from ui.i18n import t
 
 _component = live_component("mlsim_live_plots", "live_plots.js", "live_plots.css")
 
 
+A11Y_WORDS = ("xy", "heatmap", "at", "value", "sep", "then", "join", "step", "panel")
+
+
+def a11y_words() -> dict[str, str]:
+    """What a screen reader hears of the panels, in the page's language: templates the view fills with the frame's
+    titles, axis names and numbers (ui/live_common.js panelName, live_plots.js sayPlots)."""
+    return {k: str(t(f"live.a11y.{k}")) for k in A11Y_WORDS}
+
+
 def show_frames(frames: list[dict], *, key: str, seq: int, status: str) -> None:
     """frames: [{"epoch": int (optional), "caption": str, "panels": [panel, ...]}]; seq must change per call."""
-    _component(data={"frames": frames, "seq": seq, "status": status}, key=key, height="content")
+    _component(data={"frames": frames, "seq": seq, "status": status, "a11y": a11y_words()}, key=key,
+               height="content")
 
 
 def frames_view(spec: LiveSpec, draw: Callable[[dict], dict], *extra: Hashable, key: str | None = None,

@@ -31,6 +31,10 @@ html, .stApp { font-size: 26px; }
 .stApp [data-testid="stMarkdownContainer"] p, .stApp li, .stApp label, .stApp [data-testid="stCaptionContainer"],
 .stApp [data-testid="stWidgetLabel"] p { color: $white !important; font-size: 1.15rem !important; }
 .stApp [data-testid="stCaptionContainer"] * { color: $rule !important; }
+/* an alert keeps its light box (yellow for a warning, ...): its text black on it, not the page's white */
+.stApp [data-testid="stAlertContainer"] [data-testid="stMarkdownContainer"],
+.stApp [data-testid="stAlertContainer"] [data-testid="stMarkdownContainer"] * { color: $black !important; }
+.stApp :focus-visible { outline-color: $highlight !important; }
 .stApp h1 { font-size: 1.6rem !important; color: $highlight !important; }
 .stApp h2, .stApp h3 { font-size: 2.2rem !important; color: $highlight !important; }
 .stApp [data-testid="stMetricValue"] { font-size: 2.6rem !important; }

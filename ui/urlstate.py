@@ -46,6 +46,8 @@ class PageState:
         for p in schema:  # a widget changed since the last run: its new value counts from the top
             if self.key(p.name) in st.session_state and p.kind != "ints":
                 value = st.session_state[self.key(p.name)]
+                if p.kind == "choice" and value not in p.choices:
+                    continue  # a label of the other language (a choice box sent what it showed before a switch)
                 self.values[p.name] = tuple(c for c in p.choices if c in value) if p.kind == "multi" else value
 
     def key(self, name: str) -> str:
@@ -72,6 +74,12 @@ class PageState:
             value = self.values[name] if p.kind != "choice" or self.values[name] in choices else choices[0]
             st.session_state[key] = list(value) if p.kind == "multi" else value
         label = kw.pop("label", t(key))
+
+        def choice_text(c) -> str:
+            """A choice's text. Streamlit also passes what a box sent from before a language switch (its label in the
+            other language), which has no text of its own."""
+            return t(f"{key}.{c}") if c in p.choices else str(c)
+
         if p.kind == "int" and p.hi - p.lo > 1000:
             value = container.number_input(label, p.lo, p.hi, step=p.step, key=key, **kw)
         elif p.kind in ("int", "float"):
@@ -82,13 +90,13 @@ class PageState:
             value = container.text_input(label, key=key, max_chars=p.max_len, **kw)
         elif p.kind == "multi":
             value = container.pills(label, p.choices, selection_mode="multi", key=key,
-                                    format_func=lambda c: t(f"{key}.{c}"), **kw)
+                                    format_func=choice_text, **kw)
             value = tuple(c for c in p.choices if c in (value or ()))
         elif p.widget == "segmented":
             value = container.segmented_control(label, choices, key=key, required=True,
-                                                format_func=lambda c: t(f"{key}.{c}"), **kw)
+                                                format_func=choice_text, **kw)
         elif isinstance(p.choices[0], str):
-            value = container.selectbox(label, choices, key=key, format_func=lambda c: t(f"{key}.{c}"), **kw)
+            value = container.selectbox(label, choices, key=key, format_func=choice_text, **kw)
         else:
             value = container.select_slider(label, choices, key=key, **kw)
         self.values[name] = value

@@ -35,10 +35,12 @@ from sim.plots import live as enc
 from ui import live_run
 from ui.components import live_component
 from ui.i18n import t
+from ui.live_plots import a11y_words
 
 KEY = "cls"  # the run's session keys (cls.cursor, ...) and its buttons' (cls.play, cls.step, ...)
 STATIC_EVERY_S = 0.5
-FRAME_KEYS = ("epoch", "grid", "train_loss", "val_loss", "step", "run", "n")  # what the canvas draws of a frame
+# what the canvas draws of a frame
+FRAME_KEYS = ("epoch", "grid", "train_loss", "val_loss", "val_acc", "step", "run", "n")
 ss = st.session_state
 
 _component = live_component("mlsim_live_view", "live_view.js", "live_view.css", Path(__file__).parent)
@@ -75,11 +77,17 @@ def live_spec(v: dict, data: tuple[np.ndarray, np.ndarray] | None = None) -> Liv
     return LiveSpec(KEY, settings, build, unit=EPOCHS_PER_FRAME, speed=v["speed"], step_size=1)
 
 
-def words(config: ClassifierConfig, status: str) -> dict:
-    """The view's words in the page's language: the header's labels, the input features, the layers' titles."""
+def words(config: ClassifierConfig, status: str, uploaded: bool = False) -> dict:
+    """The view's words in the page's language: the header's labels, the input features, the layers' titles, and
+    what a screen reader hears (the canvases' names and the live text: templates whose {arch}, {epoch}, {train},
+    {val}, {acc}, {inputs} the view fills from the network and the frame it draws)."""
     n_hidden = len(config.hidden)
+    dataset = str(t("cls.a11y.uploaded") if uploaded else t(f"cls.dataset.{config.dataset}"))
+    # plain text for an accessible name (no Markdown escapes): the data set's name put in, the rest left to the view
+    a11y = {f"a11y_{k}": str(t(f"cls.a11y.{k}")).replace("{dataset}", dataset) for k in ("net", "curve", "live", "acc")}
+    a11y["a11y_boundary"] = str(t(f"cls.a11y.boundary.{config.problem}")).replace("{dataset}", dataset)
     return {"labels": {"epoch": t("cls.epoch"), "train_loss": t("cls.train_loss"), "val_loss": t("cls.val_loss"),
-                       "status": t(f"cls.status.{status}")},
+                       "status": t(f"cls.status.{status}"), **a11y},
             "inputs": [t(f"cls.features.{f}") for f in config.features],
             "titles": [t("cls.net.inputs")] + [t("cls.net.layer", i=i + 1) for i in range(n_hidden)]
             + [t("cls.net.output")]}
@@ -95,15 +103,16 @@ def newest_static(frames: list[dict]) -> tuple[int, dict] | None:
 
 def payload(frames: list[dict], *, seq: int, status: str, config: ClassifierConfig, n_outputs: int,
             threshold: float, discretize: bool, show_val: bool, static_part: dict | None = None,
-            data_points: dict | None = None) -> dict:
+            data_points: dict | None = None, uploaded: bool = False) -> dict:
     """What the component receives: the frames (boundary bytes, losses), and when given the network, the loss
-    curve (static_part: run.static's) and the points (run.points'); None for those keeps the browser's last."""
-    w = words(config, status)
+    curve (static_part: run.static's) and the points (run.points'); None for those keeps the browser's last.
+    uploaded: the run is on uploaded points (the canvases' names say so instead of the data set's name)."""
+    w = words(config, status, uploaded)
     problem = config.problem
     data = {"seq": seq, "status": status, "problem": problem, "res": GRID_RES,
             "channels": enc.grid_channels(n_outputs, problem), "threshold": threshold, "discretize": discretize,
             "show_val": show_val, "frames": [{k: f[k] for k in FRAME_KEYS if k in f} for f in frames],
-            "labels": w["labels"], "curve": None, "points": data_points, "net": None}
+            "labels": w["labels"], "curve": None, "points": data_points, "net": None, "a11y": a11y_words()}
     if static_part is not None:
         net = static_part["net"]
         data["net"] = {"sizes": net["sizes"], "titles": w["titles"], "inputs": w["inputs"], "thumbs": net["thumbs"],
@@ -136,7 +145,8 @@ def live_panel(v: dict, upload) -> Cursor | None:
         config, k, data_points = run_info(cursor)
         _component(data=payload(frames, seq=seq, status=status, config=config, n_outputs=k,
                                 threshold=v["threshold"], discretize=v["discretize"], show_val=v["show_test"],
-                                static_part=static_part, data_points=data_points if static_part else None),
+                                static_part=static_part, data_points=data_points if static_part else None,
+                                uploaded=upload is not None),
                    key="live_view", height="content")
 
     return live_run.live_lab(spec, show, prefix="cls", bad_settings=bad_settings, messages=messages)

@@ -19,11 +19,34 @@ function setup(root) {
   const q = (s) => root.querySelector(s);
   const S = { root, queue: [], seq: null, raf: 0, lastDraw: 0, data: null, zoom: 1, card: q('.lv'),
               head: { epoch: q('.lv-epoch'), loss: q('.lv-loss'), status: q('.lv-status') },
-              net: q('.lv-net'), boundary: q('.lv-boundary'), curve: q('.lv-curve') };
+              net: q('.lv-net'), boundary: q('.lv-boundary'), curve: q('.lv-curve'), liveText: liveText(q('.lv')),
+              say: sayFrame };
   withDownload(S.net, () => 'network');
   withDownload(S.boundary, () => 'boundary');
   withDownload(S.curve, () => (S.data && S.data.curve && S.data.curve.title) || 'loss');
   return S;
+}
+
+// What a screen reader hears (ui/live_common.js follow, at most once a second while playing, at once when it stops):
+// the boundary's name with the architecture and the epoch, and the live text with the frame's losses and accuracy.
+const arch = (d) => (d.net ? d.net.sizes.join('-') : '');
+
+function sayFrame(S, f) {
+  const L = S.data.labels, epoch = f.epoch.toLocaleString();
+  nameCanvas(S.boundary, fillWords(L.a11y_boundary, { arch: arch(S.data), epoch }));
+  const acc = f.val_acc === null || f.val_acc === undefined ? ''
+    : fillWords(L.a11y_acc, { acc: String(Math.round(f.val_acc * 100)) });
+  return fillWords(L.a11y_live, { epoch, train: num(f.train_loss), val: num(f.val_loss), acc });
+}
+
+// the network's and the curve's names, when they are drawn (a few times a second at most)
+function nameStatic(S) {
+  const d = S.data, L = d.labels;
+  if (d.net) nameCanvas(S.net, fillWords(L.a11y_net, { arch: arch(d), inputs: d.net.inputs.join(', ') }));
+  if (d.curve) {
+    const values = panelValues(d.curve, d.a11y || {});
+    nameCanvas(S.curve, values ? L.a11y_curve + (d.a11y.then || '; ') + values : L.a11y_curve);
+  }
 }
 
 // Colour of one grid cell from its channel bytes (1 channel: probability of class 1 or a
@@ -177,6 +200,7 @@ function render(S, data) {
   play(S, data, drawBoundary);
   if (data.net && ((fresh && sent.net) || rezoom)) drawNet(S);
   if (data.curve && ((fresh && sent.curve) || rezoom)) drawCurve(S);
+  if (fresh && (sent.net || sent.curve || !S.net.hasAttribute('aria-label'))) nameStatic(S);
   const status = data.labels.status || '', cls = 'lv-status ' + data.status;  // written only when they change
   if (S.head.status.textContent !== status) S.head.status.textContent = status;
   if (S.head.status.className !== cls) S.head.status.className = cls;

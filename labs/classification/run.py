@@ -46,12 +46,13 @@ class ClassifierRun:
         self.trainer.step(epochs=n)
 
     def frame(self) -> dict:
-        """The boundary and the losses now; at the first epoch and every NET_EVERY also `static()`."""
+        """The boundary, the losses and the validation accuracy (None for a regression) now; at the first epoch and
+        every NET_EVERY also `static()`."""
         t = self.trainer
         last = t.history[-1] if t.history else {}
         grid = t.net.forward_all(self._grid_x)[-1].reshape(GRID_RES, GRID_RES, -1)  # Trainer.predict_grid's values
         out = {"epoch": t.epoch, "grid": enc.encode_grid(grid, t.config.problem),
-               "train_loss": last.get("train_loss"), "val_loss": last.get("val_loss")}
+               "train_loss": last.get("train_loss"), "val_loss": last.get("val_loss"), "val_acc": last.get("val_acc")}
         if t.epoch % NET_EVERY == 0:
             out.update(static(t))
         return out

@@ -4,25 +4,32 @@
 // dot product, the cosine similarity and angle, the projection) is computed and written here, in the browser, at
 // once. The same arithmetic as sim.linalg.vectors.analyse, formatted as Python's format specs would (a browser test
 // compares the two). Each move is also sent back (at most one every SEND_MS while dragging, and on release), so
-// that the page's values and its URL follow.
-const SIZE = 420, SEND_MS = 120, HIT_PX = 16;
+// that the page's values and its URL follow. The pad takes the keyboard focus (Tab): a or b chooses the point to move
+// (Enter or Space switches), the arrow keys move it one step of the grid, with Shift one unit (BIG_STEPS steps), and
+// each move is sent as a drag's are.
+const SIZE = 420, SEND_MS = 120, HIT_PX = 16, BIG_STEPS = 10;
+const ARROWS = { ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
 const PENDING_MS = 5000;  // a move the server has not shown back after this long is taken as refused
 const PURPLE = rgb(PALETTE.purple), GREEN = rgb(PALETTE.green), GUIDE = rgb(PALETTE.guide), INK = rgb(PALETTE.ink);
 
 function setup(root) {
   root.innerHTML = `<style>${STYLE}${COMMON_STYLE}</style>
     <div class="vp" data-testid="vector-pad"><div class="vp-left">
-    <canvas class="vp-canvas" width="${SIZE}" height="${SIZE}"></canvas><div class="vp-help"></div></div>
+    <canvas class="vp-canvas" tabindex="0" data-own-keys width="${SIZE}" height="${SIZE}"></canvas>
+    <div class="vp-help"></div></div>
     <div class="vp-numbers" data-testid="vector-pad-numbers"></div></div>`;
   const canvas = root.querySelector('.vp-canvas');
   const S = { root: root.querySelector('.vp'), canvas, ctx: canvas.getContext('2d'), drag: null, zoom: 1,
-              help: root.querySelector('.vp-help'), numbers: root.querySelector('.vp-numbers'), sent: 0, timer: 0 };
+              help: root.querySelector('.vp-help'), numbers: root.querySelector('.vp-numbers'), sent: 0, timer: 0,
+              selected: 'a' };
   withDownload(canvas, () => 'vectors');
+  // a plane point on the sliders' grid and within their range
+  const snap = (v) => +Math.max(-S.data.limit, Math.min(S.data.limit, Math.round(v / S.data.step) * S.data.step))
+    .toFixed(6);
   const toWorld = (e) => {
     const box = canvas.getBoundingClientRect(), R = S.data.range;
     const x = ((e.clientX - box.left) / box.width) * 2 * R - R, y = R - ((e.clientY - box.top) / box.height) * 2 * R;
-    const snap = (v) => Math.max(-S.data.limit, Math.min(S.data.limit, Math.round(v / S.data.step) * S.data.step));
-    return [+snap(x).toFixed(6), +snap(y).toFixed(6)];
+    return [snap(x), snap(y)];
   };
   const near = (e) => {
     const box = canvas.getBoundingClientRect();
@@ -40,6 +47,11 @@ function setup(root) {
     S.pending = { a: S.pos.a.slice(), b: S.pos.b.slice() };
     S.component.setTriggerValue('moved', S.pending);
   };
+  // a point moved: sent at once, or, within SEND_MS of the last send, when that time is up (the newest position)
+  const sendSoon = () => {
+    const wait = SEND_MS - (performance.now() - S.sent);
+    if (wait <= 0) send(); else if (!S.timer) S.timer = setTimeout(send, wait);
+  };
   canvas.addEventListener('pointerdown', (e) => {
     S.drag = near(e);
     if (S.drag) { canvas.setPointerCapture(e.pointerId); e.preventDefault(); }
@@ -49,8 +61,7 @@ function setup(root) {
     const p = toWorld(e);
     if (p[0] === S.pos[S.drag][0] && p[1] === S.pos[S.drag][1]) return;
     S.pos[S.drag] = p; paint(S);
-    const wait = SEND_MS - (performance.now() - S.sent);
-    if (wait <= 0) send(); else if (!S.timer) S.timer = setTimeout(send, wait);
+    sendSoon();
   });
   const release = () => {
     if (!S.drag) return;
@@ -60,6 +71,21 @@ function setup(root) {
   };
   canvas.addEventListener('pointerup', release);
   canvas.addEventListener('pointercancel', release);
+  canvas.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || S.drag) return;
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (key === 'a' || key === 'b') S.selected = key;
+    else if (key === 'Enter' || key === ' ') S.selected = S.selected === 'a' ? 'b' : 'a';
+    else if (ARROWS[key]) {
+      const step = S.data.step * (e.shiftKey ? BIG_STEPS : 1), [dx, dy] = ARROWS[key], p = S.pos[S.selected];
+      const to = [snap(p[0] + dx * step), snap(p[1] + dy * step)];
+      if (to[0] !== p[0] || to[1] !== p[1]) { S.pos[S.selected] = to; sendSoon(); }
+    } else return;
+    e.preventDefault();  // the page neither scrolls nor takes the key as a shortcut
+    paint(S);
+  });
+  canvas.addEventListener('focus', () => paint(S));  // the chosen point is ringed while the pad has the focus
+  canvas.addEventListener('blur', () => paint(S));
   return S;
 }
 
@@ -110,11 +136,17 @@ function paint(S) {
   [['a', a, ORANGE], ['b', b, BLUE]].forEach(([name, p, colour]) => {
     ctx.fillStyle = css(WHITE); ctx.strokeStyle = css(colour); ctx.lineWidth = 2.5 * z;
     ctx.beginPath(); ctx.arc(X(p[0]), Y(p[1]), 7 * z, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+    if (name === S.selected && document.activeElement === S.canvas) {  // the point the arrow keys move
+      ctx.save(); ctx.strokeStyle = css(INK); ctx.lineWidth = 1.5 * z; ctx.setLineDash([3 * z, 3 * z]);
+      ctx.beginPath(); ctx.arc(X(p[0]), Y(p[1]), 12 * z, 0, 2 * Math.PI); ctx.stroke(); ctx.restore();
+    }
     ctx.fillStyle = css(INK);
     ctx.fillText(`${data.labels[name]} (${p[0].toFixed(1)}, ${p[1].toFixed(1)})`, X(p[0]) + 10 * z, Y(p[1]) - 8 * z);
   });
   writeNumbers(S, d);
+  namePad(S, d);
   S.root.dataset.a = a.join(','); S.root.dataset.b = b.join(','); S.root.dataset.k = String(data.k);
+  S.root.dataset.selected = S.selected;
   S.root.dataset.paints = String((+S.root.dataset.paints || 0) + 1);
 }
 
@@ -178,6 +210,12 @@ function writeNumbers(S, d) {
   if (html !== S.shown) { S.numbers.innerHTML = html; S.shown = html; }
 }
 
+// the canvas's accessible name: the vectors it shows, with their coordinates (ui/live_common.js nameCanvas)
+function namePad(S, d) {
+  nameCanvas(S.canvas, fill(S.data.labels.a11y, { a: pair(d.a), b: pair(d.b), sum: pair(d.total), k: pyG(d.k),
+                                                  scaled: pair(d.scaled) }));
+}
+
 export default function (component) {
   const { data, parentElement } = component;
   const S = parentElement.__vpad || (parentElement.__vpad = setup(parentElement));
@@ -188,7 +226,7 @@ export default function (component) {
   const same = (p, q) => p[0] === q[0] && p[1] === q[1];
   const mine = S.pending && (performance.now() - S.sent < PENDING_MS);
   if (mine && same(data.a, S.pending.a) && same(data.b, S.pending.b)) S.pending = null;
-  else if (!S.drag && !mine) S.pos = { a: data.a.slice(), b: data.b.slice() };
+  else if (!S.drag && !S.timer && !mine) S.pos = { a: data.a.slice(), b: data.b.slice() };  // timer: a move unsent
   const zoom = presentCard(S.root, data, SIZE);
   if (zoom !== S.zoom || S.canvas.width !== Math.round(SIZE * zoom)) {
     S.zoom = zoom; S.canvas.width = S.canvas.height = Math.round(SIZE * zoom);

@@ -43,6 +43,7 @@ def texts() -> dict:
 
 def vector_pad(state: PageState, a, b, k: float) -> None:
     p = state.params["ax"]
-    labels = {"a": t("fnd.vec.fig.a"), "b": t("fnd.vec.fig.b"), "help": t("fnd.vec.pad_help")}
+    labels = {"a": t("fnd.vec.fig.a"), "b": t("fnd.vec.fig.b"), "help": t("fnd.vec.pad_help"),
+              "a11y": t("fnd.vec.a11y")}  # the canvas's name, {a} {b} {sum} {k} {scaled} filled by the pad
     _component(data=vector_pad_payload(a, b, k, p.hi, p.step, labels, texts()), key=KEY, height="content",
                on_moved_change=_moved)

@@ -8,6 +8,9 @@ const CELL = [mix(WHITE, rgb(PALETTE.masked), 0.25), mix(WHITE, BLUE, 0.45), rgb
 const HBM_BG = mix(WHITE, ORANGE, 0.12), L2_BG = mix(WHITE, CLASS[2], 0.12), SM_BG = mix(WHITE, BLUE, 0.1);
 const TRAVEL_MS = 450;  // a tile's trip after Step; while playing, a trip takes most of a step
 const MIN_TRAVEL_MS = 60;  // steps shorter than this show the tile where it arrives
+// a reader who asks for less motion (prefers-reduced-motion) gets no trips at all: each step is drawn as it ends, and
+// nothing moves before a press of Play or Step (nothing here plays by itself either way)
+const LESS_MOTION = window.matchMedia ? window.matchMedia('(prefers-reduced-motion: reduce)') : { matches: false };
 const DIAGRAM_W = 540, DIAGRAM_H = 300, MATRIX = 280, MARGIN = 18;  // side by side in a ~870 px column
 
 const fill = (s, p) => s.replace(/\{(\w+)\}/g, (m, k) => (k in p ? p[k] : m));
@@ -52,7 +55,8 @@ function setup(root) {
               diagram: q('.ma-diagram').getContext('2d'), grid: q('.ma-grid').getContext('2d'),
               text: { pos: q('.ma-pos'), speed: q('.ma-speed'), caption: q('.ma-caption'), ctitle: q('.ma-ctitle'),
                       gtitle: q('.ma-gtitle'), legend: q('.ma-legend') },
-              rows: COUNTERS.map(([k]) => q(`[data-counter="${k}"]`)), zoom: 1 };
+              rows: COUNTERS.map(([k]) => q(`[data-counter="${k}"]`)), zoom: 1, liveText: liveText(q('.ma')),
+              say: sayStep, canvases: { diagram: q('.ma-diagram'), grid: q('.ma-grid') } };
   withDownload(q('.ma-diagram'), () => 'memory-diagram');
   withDownload(q('.ma-grid'), () => 'score-blocks');
   const now = () => performance.now();
@@ -67,7 +71,7 @@ function setup(root) {
   };
   q('.ma-step').onclick = () => {
     pause(); seek(S, Math.min(S.pos + 1, S.data.steps));
-    S.travel = TRAVEL_MS; S.stepAt = now(); animate(S);
+    S.travel = LESS_MOTION.matches ? 0 : TRAVEL_MS; S.stepAt = now(); animate(S);
   };
   q('.ma-back').onclick = () => { pause(); seek(S, Math.max(S.pos - 1, 0)); animate(S); };
   q('.ma-reset').onclick = () => { pause(); seek(S, 0); animate(S); };
@@ -124,7 +128,7 @@ function animate(S) {
       if (target !== S.pos) {
         seek(S, target);
         S.stepAt = S.t0 + (target - S.p0) * dur;
-        S.travel = dur >= MIN_TRAVEL_MS ? 0.8 * dur : 0;
+        S.travel = dur >= MIN_TRAVEL_MS && !LESS_MOTION.matches ? 0.8 * dur : 0;
       }
       if (S.pos >= n) { S.playing = false; S.play.textContent = S.data.labels.play; }
     }
@@ -312,10 +316,25 @@ function caption(d, k) {
   return fill(L.caption, { kernel, action });
 }
 
+// What a screen reader hears at step `pos` (ui/live_common.js follow: at most once a second while playing, at once
+// when it stops): both canvases' names and the live text, from the step shown.
+function sayStep(S, pos) {
+  const d = S.data, L = d.labels, k = pos - 1, n = d.counters;
+  const at = { step: pos.toLocaleString(), steps: d.steps.toLocaleString(), caption: k >= 0 ? caption(d, k) : L.ready,
+               read: human(k >= 0 ? n.hbm_read[k] : 0), written: human(k >= 0 ? n.hbm_write[k] : 0) };
+  const count = d.states.map(() => 0);
+  S.cells.forEach((c) => { count[c]++; });
+  const counts = d.states.map((s, c) => `${L['state.' + s]} ${count[c]}`).join(L['a11y.sep']);
+  nameCanvas(S.canvases.diagram, fill(L['a11y.diagram'], at));
+  nameCanvas(S.canvases.grid, fill(L['a11y.grid'], { ...at, counts, t_r: d.t_r, t_c: d.t_c }));
+  return fill(L['a11y.live'], at);
+}
+
 function showText(S) {
   const d = S.data, L = d.labels, n = d.steps, k = S.pos - 1;
   S.text.pos.textContent = fill(L.position, { step: S.pos.toLocaleString(), steps: n.toLocaleString() });
   S.text.caption.textContent = k >= 0 ? caption(d, k) : L.ready;
+  follow(S, S.pos, !S.playing || S.pos >= n);
   S.scrub.value = S.pos;
   COUNTERS.forEach(([name], r) => {
     const row = S.rows[r], values = d.counters[name], total = values[n - 1], now = k >= 0 ? values[k] : 0;

@@ -24,7 +24,8 @@ LABELS = ("play", "pause", "step", "back", "reset", "scrub", "position", "captio
           "do.load", "do.load_l2", "do.load_hit", "do.store", "do.compute", "do.compute_fused", "do.skip",
           "hbm", "l2", "l2_hit", "l2_miss", "sm", "sm_program", "compute", "masked",
           "counters", "hbm_read", "hbm_write", "l2_traffic", "sram_traffic", "of_total",
-          "keys", "queries", "state.todo", "state.computed", "state.skipped", "state.written", "current")
+          "keys", "queries", "state.todo", "state.computed", "state.skipped", "state.written", "current",
+          "a11y.diagram", "a11y.grid", "a11y.live", "a11y.sep")
 
 
 def labels(report: IOReport, speed: int) -> dict[str, str]:
