@@ -1,4 +1,5 @@
 """AppTest helpers shared by the page tests: open a lab with URL values, collect visible text."""
+import contextlib
 import functools
 
 from streamlit.testing.v1 import AppTest
@@ -74,3 +75,16 @@ def live_model(at: AppTest, key: str):
 def live_advance(at: AppTest, key: str, n: int) -> None:
     """What Play would do to this session, without the browser's timer: n more steps (the page is not rerun)."""
     cursor(at, key).advance(n)
+
+
+@contextlib.contextmanager
+def one_thread():
+    """Small torch runs on a shared, loaded machine: one thread is fastest and steadiest."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

@@ -5,13 +5,13 @@ reads off which option the run shows."""
 import importlib
 import math
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
 import pytest
 import torch
 
+from apptools import one_thread
 from labs import LABS
 from labs.classification.config import make_config
 from labs.classroom.questions import BANK, questions
@@ -26,17 +26,6 @@ def outcome(qid: str):
         OUTCOMES[qid] = f
         return f
     return register
-
-
-@contextmanager
-def one_thread():
-    """Small torch runs on a shared, loaded machine: one thread is fastest and steadiest."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def nearest(value: float, options: dict[str, float]) -> str:

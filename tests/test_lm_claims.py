@@ -13,14 +13,12 @@ more reliable estimate" (the English class sweep: 0.648 against a floor of 0.323
 import json
 import math
 import re
-from contextlib import contextmanager
 from functools import cache
 
 import numpy as np
 import pytest
-import torch
 
-from apptools import live_advance, open_lab, texts
+from apptools import live_advance, one_thread, open_lab, texts
 from labs.lm.laws import bottoms_text
 from labs.lm.schema import SCHEMA
 from labs.lm.training import drawn, frame_labels, live_spec
@@ -52,17 +50,6 @@ LM = "labs/lm/page.py"
 EN = catalogue("en")
 DEFAULTS = {p.name: p.default for p in SCHEMA}
 SEEDS = range(5)
-
-
-@contextmanager
-def one_thread():
-    """Small torch runs on a shared, loaded machine: one thread is fastest and steadiest."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 @cache

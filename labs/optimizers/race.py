@@ -125,7 +125,8 @@ def table(kind: str, cursor: Cursor, shown: dict[str, str]) -> None:
             t("opt.race.col.state"): [f"{v['state_bytes']:,}" for v in views],
             t("opt.race.col.per_param"): [f"{v['state_bytes'] / v['params']:.2f}" for v in views]}
     left, right = st.columns(2, gap="medium")  # below the stage: narrower than its figure
-    left.dataframe(rows, hide_index=True, key=f"opt.{kind}_df")
+    # as tall as its rows (35 px each, the header's too): no empty grid under them, which was taller than the figure
+    left.dataframe(rows, hide_index=True, key=f"opt.{kind}_df", height=(len(views) + 1) * 35 + 3)
     right.caption(t("opt.race.table_help", params=f"{views[0]['params']:,}" if views else "0"))
     counting = [v for v in views if v["counters"][0]]
     if counting:
