@@ -9,11 +9,12 @@ from test_browser import canvas_pixels
 from waits import eventually
 
 from browsertools import click, no_exception, open_page, pause_stops, trains_on_screen
+from sim.plots import palette
 from ui.i18n import catalogue
 
 pytestmark = pytest.mark.browser
 ZH, EN = catalogue("zh"), catalogue("en")
-ORANGE, BLUE, PURPLE = (245, 147, 34), (8, 119, 189), (148, 103, 189)
+ORANGE, BLUE, PURPLE = (palette.rgb(c) for c in (palette.ORANGE, palette.BLUE, palette.PURPLE))  # the palette's
 
 
 def share_of(pixels: np.ndarray, rgb: tuple[int, int, int], tol: int = 40) -> float:
