@@ -22,6 +22,7 @@ from sim.plots.describe import WORDS, describe
 from sim.plots.palette import PALETTE
 from sim.plots.present import presenter_chart, presenter_figure
 from ui.i18n import t
+from ui.layout import CHART_DESC, SR_STYLE
 from ui.present import FIGURE_FORMATS, presenting
 
 _HERE = Path(__file__).parent
@@ -68,11 +69,8 @@ def plotly_config(key: str | None, config: dict | None = None) -> dict:
     return out
 
 
-# A chart's text summary (sim.plots.describe), under it: visually hidden, read by screen readers. Its element's box is
-# taken out of the page's flow (no gap under the chart); the paragraph is clipped to nothing (the sr-only pattern).
-_SR_STYLE = ("position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);"
-             "clip-path:inset(50%);white-space:nowrap;border:0")
-_SR_RULE = (f'<style>[data-testid="stElementContainer"]:has(.mlsim-chart-desc){{{_SR_STYLE}}}</style>')
+# A chart's text summary (sim.plots.describe), under it: visually hidden, read by screen readers (ui.layout.SR_STYLE;
+# STYLE takes its element's box out of the page's flow, so there is no gap under the chart)
 
 
 def chart_words() -> dict[str, str]:
@@ -97,7 +95,7 @@ def description(container, fig, key: str | None, text: str | None = None) -> str
     ident = "-".join(p for p in re.split(r"[^0-9A-Za-z_-]+", key or "") if p)
     attrs = f' id="{ident}-desc"' if ident else ""
     # st.html: the text as the characters it is (never Markdown: a title may hold a report's or a file's text)
-    container.html(f'{_SR_RULE}<p class="mlsim-chart-desc"{attrs} style="{_SR_STYLE}">{html.escape(text)}</p>')
+    container.html(f'<p class="{CHART_DESC}"{attrs} style="{SR_STYLE}">{html.escape(text)}</p>')
     return text
 
 

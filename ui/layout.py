@@ -44,6 +44,10 @@ SELECTED = "#" + "".join(f"{round(c * 0.85):02x}" for c in rgb(PALETTE["blue"]))
 AXIS_GREY = (128, 132, 149)  # Streamlit's chart theme (its gray70): Plotly writes it as rgb(), Vega as hex
 AXIS_RGB, AXIS_HEX = "rgb({}, {}, {})".format(*AXIS_GREY), "#" + "".join(f"{c:02x}" for c in AXIS_GREY)
 _HERE = Path(__file__).parent
+# visually hidden, read by screen readers (the sr-only pattern): a chart's summary (ui.charts, class CHART_DESC)
+SR_STYLE = ("position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);"
+            "clip-path:inset(50%);white-space:nowrap;border:0")
+CHART_DESC = "mlsim-chart-desc"
 
 STYLE = f"""
 <style>
@@ -81,6 +85,8 @@ body svg text[fill="{AXIS_HEX}"] {{ fill: {MUTED}; }}
 /* a visible focus ring on every control reached with the keyboard (Streamlit turns most outlines off) */
 body :focus-visible {{ outline: 2px solid {FOCUS} !important; outline-offset: 2px; }}
 .stApp .st-key-{A11Y} {{ display: none; }}
+/* a chart's summary: its element's box out of the page's flow too (no gap under the chart) */
+[data-testid="stElementContainer"]:has(.{CHART_DESC}) {{ {SR_STYLE} }}
 @media (max-width: {PHONE}px) {{
   .stApp [data-testid="stMainBlockContainer"] {{ padding-left: 0.75rem; padding-right: 0.75rem; padding-top: 2.5rem; }}
   .stApp [data-testid="stMain"] h1 {{ font-size: 1.25rem; }}
