@@ -135,6 +135,9 @@ def test_presenter_view_type_sizes_hidden_controls_and_keys(class_servers, page)
     page.locator("h1").filter(has_text=EN["cls.title"]).first.wait_for(timeout=60_000)
     play = page.get_by_role("button", name=EN["cls.play"])
     play.first.wait_for(timeout=60_000)
+    # the presenter style comes with the page's run (its CSS element), which a loaded machine may draw after the buttons
+    page.wait_for_function("() => getComputedStyle(document.querySelector('.stApp')).backgroundColor"
+                           " === 'rgb(0, 0, 0)'", timeout=30_000)
     sizes = page.evaluate("""() => ({
         h1: parseFloat(getComputedStyle(document.querySelector('h1')).fontSize),
         p: parseFloat(getComputedStyle(document.querySelector('[data-testid="stCaptionContainer"]')).fontSize),
