@@ -6,9 +6,10 @@ the cursor's model is drawn below the live views while they play."""
 import numpy as np
 import pytest
 
-from apptools import live_advance, open_lab, texts
+from apptools import both, live_advance, open_lab, texts
+from labs.attention.compare import reading_text
 from labs.attention.schema import SCHEMA
-from labs.attention.training import live_spec, reading_text
+from labs.attention.training import live_spec
 from sim.core.threads import configure_threads
 from sim.plots.attention import loss_text
 from sim.transformers import claims
@@ -34,11 +35,6 @@ SEEDS = range(5)
 
 def settings(**changes) -> dict:
     return {**DEFAULTS, **changes}
-
-
-def both(key: str) -> None:
-    """A chosen key exists in both catalogues."""
-    assert key in EN and key in ZH, key
 
 
 # ---------- the variance of q·k ----------

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from apptools import live_advance, one_thread, open_lab, texts
-from labs.lm.laws import bottoms_text
+from labs.lm.measured import bottoms_text
 from labs.lm.schema import SCHEMA
 from labs.lm.training import drawn, frame_labels, live_spec
 from sim.language import claims

@@ -163,17 +163,17 @@ def test_the_class_sweep_is_one_choice_away():
 def test_the_class_sweep_runs_once_per_process_whatever_the_tabs(monkeypatch):
     """Two tabs pressing Run (one after the other, or at once: a lock) run one sweep, which both show; a language
     not swept yet is run on its own press."""
-    from labs.lm import laws
+    from labs.lm import measured
 
-    laws.class_sweeps.clear()
-    monkeypatch.setattr(laws, "LIVE_BUDGETS", (3e6,))
-    monkeypatch.setattr(laws, "LIVE_WIDTHS", (4, 8))
+    measured.class_sweeps.clear()
+    monkeypatch.setattr(measured, "LIVE_BUDGETS", (3e6,))
+    monkeypatch.setattr(measured, "LIVE_WIDTHS", (4, 8))
     calls = []
-    real = laws.sweep
-    monkeypatch.setattr(laws, "sweep", lambda task, *a, **k: calls.append(task) or real(task, *a, **k))
+    real = measured.sweep
+    monkeypatch.setattr(measured, "sweep", lambda task, *a, **k: calls.append(task) or real(task, *a, **k))
     tabs = [lm_page(section="measured", sweep="class", language="en") for _ in range(2)]
     for at in tabs:
         at.button(key="lm.run_sweep").click().run()
         assert not at.exception and EN["lm.class_sweep_none"].split("{")[0] not in texts(at)
-    assert len(calls) == 1 and len(laws.class_sweeps()["en"]["runs"]) == 2
-    laws.class_sweeps.clear()
+    assert len(calls) == 1 and len(measured.class_sweeps()["en"]["runs"]) == 2
+    measured.class_sweeps.clear()

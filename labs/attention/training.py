@@ -7,8 +7,7 @@ import streamlit as st
 from labs.attention.schema import SCHEMA
 from labs.attention.widgets import remembered
 from sim.core.live import Cursor, LiveSpec
-from sim.plots.attention import live_frame, loss_text, position_figure
-from sim.transformers.claims import CompareReading, compare_reading
+from sim.plots.attention import live_frame, position_figure
 from sim.transformers.live import AttentionRun, from_bytes
 from sim.transformers.tasks import CORPORA, LETTERS, lab_task
 from sim.transformers.transformer import RunView, generation_report, lab_trainer
@@ -201,33 +200,6 @@ def position_panel(cursor: Cursor) -> None:
         if box.open:
             charts.plotly_chart(st, position_figure(table, t("att.pos_table_title")), key="att.fig.pos_table")
         st.caption(t(f"att.pos_table_help.{pos}"))
-
-
-def compare_text(cursor: Cursor, probe: str) -> str:
-    """What the masked and the open model show at the step on screen (sim.transformers.claims.compare_reading), in
-    the page's words; "" before the first step, after a divergence (already said) and while the view plays on past
-    the cursor's step (a press of Play or Pause reruns the whole page)."""
-    if cursor.playing:
-        return ""
-    with cursor.model() as run:
-        if run.steps == 0 or run.stopped:
-            return ""
-        return reading_text(compare_reading(run, probe))
-
-
-def reading_text(r: CompareReading) -> str:
-    """A CompareReading in the page's words: the losses against the best honest loss (or each other, for a text),
-    the open model's weight on the next position and, for a generated task, both models' exact answers."""
-    floor = "—" if r.floor is None else f"{r.floor:.4f}"
-    common = {"step": r.step, "open": loss_text(r.open), "causal": loss_text(r.causal), "floor": floor}
-    parts = [t(f"att.cmp.loss.{r.loss}", ratio=f"{max(r.open, r.causal) / max(min(r.open, r.causal), 1e-12):.1f}",
-               **common)]
-    if r.masked:
-        parts.append(t(f"att.cmp.masked.{r.masked}", **common))
-    parts.append(t(f"att.cmp.att.{r.attention}", share=f"{r.next_weight:.0%}", head=r.head))
-    if r.generation:
-        parts.append(t(f"att.cmp.gen.{r.generation}", open_acc=f"{r.open_acc:.0%}", causal_acc=f"{r.causal_acc:.0%}"))
-    return " ".join(parts)
 
 
 def train_section(state: PageState) -> None:

@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from labs.lm.examples import next_token_view
-from labs.lm.laws import laws_section, measured_section
+from labs.lm.laws import laws_section
+from labs.lm.measured import measured_section
 from labs.lm.schema import PAGE, SCHEMA
 from labs.lm.text import cached_synthetic, cached_tokenizer, synthetic_note, text_source
 from labs.lm.training import train_section
