@@ -88,3 +88,10 @@ def one_thread():
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def both(key: str) -> None:
+    """A chosen catalogue key (a claim's case) has a text in both languages."""
+    from ui.i18n import catalogue
+
+    assert key in catalogue("en") and key in catalogue("zh"), key

@@ -103,6 +103,15 @@ def open_more(page, lang: str = "en") -> None:
     page.get_by_text(catalogue(lang)["layout.more"]).first.click()
 
 
+def start_class(page, base: str) -> str:
+    """A teacher starts a class on the classroom page (English); its code."""
+    open_page(page, f"{base}/classroom?lang=en")
+    page.get_by_role("button", name=catalogue("en")["room.start"]).click()
+    big = page.locator('[data-testid="room-big"]').first
+    big.wait_for(timeout=30_000)
+    return big.inner_text().strip()
+
+
 def page_state(page) -> dict:
     """What a failed wait reports: the live views' counters, the buttons on screen, the views' steps and status."""
     return page.evaluate("""() => ({

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from apptools import live_advance, open_lab, texts
+from apptools import both, live_advance, open_lab, texts
 from labs.blocks.kv import times
 from labs.blocks.live import depth_lines, depth_spec
 from labs.blocks.moe import moe_spec
@@ -44,11 +44,6 @@ SEEDS = range(5)
 
 def settings(**changes) -> dict:
     return {**DEFAULTS, **changes}
-
-
-def both(key: str) -> None:
-    """A chosen key exists in both catalogues."""
-    assert key in EN and key in ZH, key
 
 
 # ---------- Pre-LN against Post-LN ----------

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from waits import stays, wait_until
 
-from browsertools import no_exception, open_page
+from browsertools import no_exception, open_page, start_class
 from conftest import running_app
 from ui.classroom import POLL_S, STORE_ENV
 from ui.i18n import catalogue
@@ -171,14 +171,6 @@ def tab_storage(page) -> dict:
     browser's localStorage (nothing: a student is known by the HttpOnly cookie; Streamlit's own keys aside)."""
     return page.evaluate("() => ({pair: sessionStorage.getItem('mlsim.class'), "
                          "local: Object.keys(localStorage).filter((k) => k.startsWith('mlsim'))})")
-
-
-def start_class(page, base: str) -> str:
-    open_page(page, f"{base}/classroom?lang=en")
-    page.get_by_role("button", name=EN["room.start"]).click()
-    big = page.locator('[data-testid="room-big"]').first
-    big.wait_for(timeout=30_000)
-    return big.inner_text().strip()
 
 
 def kept_pair(page, r, code: str) -> dict:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from apptools import live_advance, open_lab, texts
+from apptools import both, live_advance, open_lab, texts
 from labs.optimizers.decay import ends_text
 from labs.optimizers.muon import spectrum_caption, training_caption
 from labs.optimizers.race import names, standing_text
@@ -57,10 +57,6 @@ PAGE = "labs/optimizers/page.py"
 EN, ZH = catalogue("en"), catalogue("zh")
 D = {p.name: p.default for p in SCHEMA}
 SEEDS = range(5)
-
-
-def both(key: str) -> None:
-    assert key in EN and key in ZH, key
 
 
 # ---------- momentum's theory: the verdicts and the spiralling ----------

@@ -8,6 +8,7 @@ import json
 import re
 import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import pytest
@@ -15,7 +16,7 @@ from waits import stays, wait_until
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from browsertools import no_exception, open_page
+from browsertools import no_exception, open_page, start_class
 from conftest import running_app, running_redis
 from deploy.local import StreamlitSession, browser_cookie
 from server import live_channel as lc
@@ -36,14 +37,6 @@ def app(tmp_path_factory):
     with running_redis(folder) as (url, proc), (folder / "app.log").open("w") as log, \
             running_app(log, env={STORE_ENV: url}) as (base, _):
         yield base, redis.Redis.from_url(url, decode_responses=True), proc
-
-
-def start_class(page, base: str) -> str:
-    open_page(page, f"{base}/classroom?lang=en")
-    page.get_by_role("button", name=EN["room.start"]).click()
-    big = page.locator('[data-testid="room-big"]').first
-    big.wait_for(timeout=30_000)
-    return big.inner_text().strip()
 
 
 def shows(page, text: str, timeout_ms: float = 30_000) -> None:
@@ -205,9 +198,17 @@ def test_refused_handshakes_empty_their_addresss_bucket(app):
     cookie = browser_cookie(base)
     with live_view(base, cookie) as token:
         with socket(base, token, cookie) as open_one:
-            for _ in range(int(lc.HANDSHAKE_BURST)):
-                assert refused(base, secrets.token_urlsafe(32), cookie)
-            assert refused(base, token, cookie)  # a good token, from an address with no refusals left
+            # a burst of bad tokens at once, then the good one: a good token from an address with no refusals left is
+            # refused. A loaded machine can be slower than the bucket's refill (RATE a second), which gives the good
+            # one a refusal to spend: then another burst (at most 5)
+            with ThreadPoolExecutor(8) as pool:
+                for _ in range(5):
+                    assert all(pool.map(lambda _: refused(base, secrets.token_urlsafe(32), cookie),
+                                        range(int(lc.HANDSHAKE_BURST))))
+                    if refused(base, token, cookie):
+                        break
+                else:
+                    raise AssertionError("a good token was let in after every burst of refused ones")
             open_one.send("next")  # a socket open before the flood is answered as ever
             assert "frames" in json.loads(open_one.recv(timeout=30))
         wait_until(lambda: not refused(base, token, cookie), 60, "the bucket to refill")

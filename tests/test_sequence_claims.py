@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from apptools import live_advance, live_model, open_lab, texts
+from apptools import both, live_advance, live_model, open_lab, texts
 from labs.sequence.schema import SCHEMA
 from labs.sequence.views import pattern_masks
 from sim.sequence import masks
@@ -50,11 +50,6 @@ PAGE = "labs/sequence/page.py"
 EN, ZH = catalogue("en"), catalogue("zh")
 DEFAULTS = {p.name: p.default for p in SCHEMA}
 SEEDS = range(5)
-
-
-def both(key: str) -> None:
-    """The chosen key has a text in both languages (the page builds it from the case)."""
-    assert key in EN and key in ZH, key
 
 
 # ---------- memory over distance: the race and the "why" section ----------
