@@ -35,8 +35,8 @@ for group in GROUPS:
 def lab_pages() -> dict[str, classroom.LabPage]:
     """Every lab as the class follows it: its page script and schema (imported when a class needs them)."""
     mods = {lab.url_path: importlib.import_module(f"labs.{lab.name}.schema") for lab in LABS}
-    return {lab.url_path: classroom.LabPage(lab.url_path, lab.file, mods[lab.url_path].PAGE, mods[lab.url_path].SCHEMA)
-            for lab in LABS}
+    return {lab.url_path: classroom.LabPage(lab.url_path, lab.file, mods[lab.url_path].PAGE, mods[lab.url_path].SCHEMA,
+                                            getattr(mods[lab.url_path], "QUIET", None)) for lab in LABS}
 
 
 classroom.register(lab_pages)
@@ -49,7 +49,8 @@ language_switch()
 banner = st.sidebar.empty()
 page = st.navigation(menu, expanded=True)  # every lab in sight, none behind "View more"
 if classroom.code():  # in a class: a teacher's change goes out, a student takes the class's before the page draws
-    classroom.publish(classroom.lab_pages(), page.url_path)
+    classroom.take_show(classroom.lab_pages(), page.url_path)  # a student's run the teacher shows the class
+    classroom.publish(classroom.lab_pages(), page.url_path, with_step=False)
     classroom.follow(classroom.lab_pages(), page.url_path)
     classroom.sidebar(classroom.lab_pages(), page.url_path)
 notice = classroom.message()
@@ -58,6 +59,8 @@ page.run()
 if classroom.is_teacher():  # the teacher's settings as the page left them become the class's
     classroom.publish(classroom.lab_pages(), page.url_path)
     classroom.message(notice)  # that publish may find the store gone: said now, not at the next page run
+elif classroom.is_student():  # the student's tile of the class at a glance
+    classroom.report(classroom.lab_pages(), page.url_path)
 device_banner(banner)  # last, so importing torch never delays the first paint
 configure_threads()  # once per process (later calls do nothing), before any Play or Step trains a model
 

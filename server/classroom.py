@@ -38,6 +38,9 @@ MAX_STUDENTS = 500  # students one class takes (a class has 20-40): the most ent
 JOIN_LIMIT = 20  # new students one address may bring into a class per JOIN_WINDOW_S (a class behind one NAT joins
 JOIN_WINDOW_S = 60.0  # over a minute or two; a student who makes themselves new again and again is held back)
 SECRET_MAX = 64  # a secret handed back by a browser longer than this cannot be one of ours
+MAX_NAME = 20  # the name a student may type (optional; shown as text)
+MAX_TILE = 4000  # bytes of a student's tile in the class at a glance (a 24×24 thumbnail, a sparkline, settings)
+MAX_ASKED = 100  # questions a class keeps for the teacher's file of answers
 
 
 class ClassroomError(Exception):
@@ -63,6 +66,10 @@ class RateLimited(ClassroomError):
 
 class BadInput(ClassroomError):
     reason = "bad_input"
+
+
+class QuestionClosed(ClassroomError):
+    reason = "closed"
 
 
 class ClassFull(ClassroomError):
@@ -251,11 +258,17 @@ def open_store(setting: str | None) -> Store:
 
 @dataclass(frozen=True)
 class Question:
-    """A question the teacher poses: its text and options (already in the teacher's language)."""
+    """A question the teacher poses: its text and options (already in the teacher's language). Revealed: the counts
+    are shown to the class and it takes no more answers; closed: no more answers either, counts still hidden."""
     id: str
     text: str
     options: tuple[str, ...]
     revealed: bool = False
+    closed: bool = False
+
+    @property
+    def open(self) -> bool:
+        return not (self.revealed or self.closed)
 
 
 @dataclass(frozen=True)
@@ -266,6 +279,15 @@ class ClassState:
     params: dict[str, str]
     version: int
     question: Question | None = None
+    step: int | None = None  # the teacher's live run's step, as the teacher's page last said (no new version)
+
+
+def _counts(options: list[str], answers: dict[str, dict]) -> dict[str, int]:
+    counts = dict.fromkeys(options, 0)
+    for a in answers.values():
+        if a.get("a") in counts:
+            counts[a["a"]] += 1
+    return counts
 
 
 def new_code(rng: secrets.SystemRandom | None = None) -> str:
@@ -292,12 +314,14 @@ class Classroom:
         self.store, self.timeout_s, self.clock = store, timeout_s, clock
         self.rate_limit, self.rate_window_s = rate_limit, rate_window_s
         self.max_students, self.join_limit = max_students, join_limit
+        self.listeners: list[Callable[[str, int], None]] = []  # told of every change saved (server.class_push)
 
     @staticmethod
     def _keys(code: str) -> dict[str, str]:
         base = f"mlsim:class:{code}"
         return {"main": base, "answers": f"{base}:answers", "seen": f"{base}:seen", "inbox": f"{base}:inbox",
-                "members": f"{base}:members"}
+                "members": f"{base}:members", "roster": f"{base}:roster", "tiles": f"{base}:tiles",
+                "count": f"{base}:count"}
 
     # the teacher -----------------------------------------------------------------------------------------
 
@@ -326,13 +350,21 @@ class Classroom:
     def _save(self, code: str, record: dict) -> None:
         record["v"] += 1
         self.store.set(self._keys(code)["main"], json.dumps(record), self.timeout_s)
+        for listener in self.listeners:
+            listener(code, record["v"])
 
-    def publish(self, code: str, secret: str | None, lab: str, params: dict[str, str]) -> int:
-        """The class follows (lab, params) from now; returns the new version."""
+    def publish(self, code: str, secret: str | None, lab: str, params: dict[str, str],
+                step: int | None = None) -> int:
+        """The class follows (lab, params) from now; returns the new version. `step`, the teacher's live run's step,
+        is kept without a new version (students take it when they come back to the teacher: Classroom.state)."""
         record = self._owned(code, secret)
         if record["lab"] != lab or record["params"] != params:
-            record["lab"], record["params"] = lab, dict(params)
+            record["lab"], record["params"], record["step"] = lab, dict(params), step
             self._save(code, record)
+        elif step is not None and record.get("step") != step:
+            record["step"] = step
+            self.store.set(self._keys(code)["main"], json.dumps(record), self.timeout_s)
+            self.heartbeat(code, secret)
         else:
             self.heartbeat(code, secret)
         return record["v"]
@@ -366,41 +398,107 @@ class Classroom:
             raise BadInput(text[:40])
         record = self._owned(code, secret)
         question = Question(secrets.token_hex(4), text, options)
-        record["question"] = {"id": question.id, "text": text, "options": list(options), "revealed": False}
-        self.store.delete(self._keys(code)["answers"])
+        record["question"] = {"id": question.id, "text": text, "options": list(options), "revealed": False,
+                              "closed": False}
+        # the class's questions, for the teacher's file of answers (their answers stay until the class ends)
+        asked = record.setdefault("asked", [])
+        asked.append({"id": question.id, "text": text, "options": list(options), "at": self.clock()})
+        del asked[:-MAX_ASKED]
         self._save(code, record)
         return question
 
-    def reveal(self, code: str, secret: str | None) -> None:
+    def _set_question(self, code: str, secret: str | None, flag: str) -> None:
         record = self._owned(code, secret)
-        if record["question"] is not None:
-            record["question"]["revealed"] = True
+        if record["question"] is not None and not record["question"].get(flag):
+            record["question"][flag] = True
             self._save(code, record)
 
+    def reveal(self, code: str, secret: str | None) -> None:
+        """The counts are shown to the class, and the question takes no more answers."""
+        self._set_question(code, secret, "revealed")
+
     def close_question(self, code: str, secret: str | None) -> None:
-        record = self._owned(code, secret)
-        record["question"] = None
-        self.store.delete(self._keys(code)["answers"])
-        self._save(code, record)
+        """The question takes no more answers or changes (a reload changes nothing); its counts stay hidden until a
+        reveal, and its answers stay for the file."""
+        self._set_question(code, secret, "closed")
+
+    def _answers(self, code: str) -> dict[str, dict[str, dict]]:
+        """question id -> student -> {"a": option, "t": when}."""
+        out: dict[str, dict[str, dict]] = {}
+        for field_, raw in self.store.hgetall(self._keys(code)["answers"]).items():
+            qid, _, student = field_.partition(":")
+            out.setdefault(qid, {})[student] = json.loads(raw)
+        return out
 
     def histogram(self, code: str, secret: str | None) -> dict[str, int]:
-        """How many students chose each option of the open question (the teacher's live view)."""
+        """How many students chose each option of the question now posed (the teacher's own view; the class sees
+        them once revealed)."""
         record = self._owned(code, secret)
         question = record["question"]
         if question is None:
             return {}
-        counts = dict.fromkeys(question["options"], 0)
-        for raw in self.store.hgetall(self._keys(code)["answers"]).values():
-            answer = json.loads(raw)
-            if answer.get("q") == question["id"] and answer.get("a") in counts:
-                counts[answer["a"]] += 1
-        return counts
+        return _counts(question["options"], self._answers(code).get(question["id"], {}))
+
+    def counts(self, code: str) -> dict[str, int] | None:
+        """The counts of the question now posed, for anyone once it is revealed; None before (and with no question)."""
+        question = self._record(code)["question"]
+        if question is None or not question.get("revealed"):
+            return None
+        return _counts(question["options"], self._answers(code).get(question["id"], {}))
+
+    def answers_csv(self, code: str, secret: str | None, words: Callable[[str], str] = str) -> str:
+        """The class's answers as CSV: a row per answer (question, its options, the student, the answer, seconds
+        after the question was posed), then a row per option with its count. `words` turns a question's or an
+        option's stored text into the teacher's words (a bank question is stored as its i18n key)."""
+        import csv
+        import io
+
+        record = self._owned(code, secret)
+        answers, names = self._answers(code), self.roster(code, secret)
+        buf = io.StringIO()
+        out = csv.writer(buf)
+        out.writerow(["row", "question_no", "question", "options", "student", "answer", "seconds", "count"])
+        for no, q in enumerate(record.get("asked", []), 1):
+            text, options = words(q["text"]), " | ".join(words(o) for o in q["options"])
+            got = answers.get(q["id"], {})
+            for student, a in sorted(got.items(), key=lambda kv: kv[1]["t"]):
+                who = names.get(student, {})
+                out.writerow(["answer", no, text, options, who.get("label", "?"), words(a["a"]),
+                              f"{a['t'] - q['at']:.1f}", ""])
+            for option, n in _counts(q["options"], got).items():
+                out.writerow(["count", no, text, options, "", words(option), "", n])
+        return buf.getvalue()
 
     def students(self, code: str, secret: str | None) -> int:
         """Students who polled the class in the last SEEN_S seconds."""
         self._owned(code, secret)
         now = self.clock()
         return sum(now - float(ts) <= SEEN_S for ts in self.store.hgetall(self._keys(code)["seen"]).values())
+
+    def roster(self, code: str, secret: str | None) -> dict[str, dict]:
+        """student -> {"n": their number in the class, "name": what they typed ("" if nothing), "label": the name,
+        else "Student n"}."""
+        self._owned(code, secret)
+        out = {}
+        for student, raw in self.store.hgetall(self._keys(code)["roster"]).items():
+            entry = json.loads(raw)
+            out[student] = {**entry, "label": entry["name"] or f"Student {entry['n']}"}
+        return out
+
+    def board(self, code: str, secret: str | None) -> list[dict]:
+        """The class at a glance: per student who joined, their number, name, the seconds since they were last seen
+        and their latest tile (what `report` wrote: lab, following or not, settings, step, key figures, a picture),
+        in the order they joined."""
+        roster = self.roster(code, secret)
+        tiles = self.store.hgetall(self._keys(code)["tiles"])
+        seen = self.store.hgetall(self._keys(code)["seen"])
+        now = self.clock()
+        board = []
+        for student, who in roster.items():
+            tile = json.loads(tiles[student]) if student in tiles else {}
+            ago = now - float(seen[student]) if student in seen else None
+            board.append({**tile, "student": student, "n": who["n"], "name": who["name"], "ago": ago})
+        return sorted(board, key=lambda b: b["n"])
 
     def inbox(self, code: str, secret: str | None) -> list[dict]:
         """Settings students sent (each student's latest), newest first: [{"lab", "params", "at"}] (anonymous)."""
@@ -412,6 +510,8 @@ class Classroom:
         """The class ends now: its state, students, answers, sent settings and presence go."""
         self._owned(code, secret)
         self.store.delete(*self._keys(code).values())
+        for listener in self.listeners:
+            listener(code, -1)  # server.class_push.ENDED
 
     # students --------------------------------------------------------------------------------------------
 
@@ -430,8 +530,36 @@ class Classroom:
             raise ClassFull(code)
         student = secrets.token_urlsafe(12)
         if self.store.hsetnx(members, who, student, self.timeout_s):
+            n = self.store.incr(self._keys(code)["count"], self.timeout_s)
+            self.store.hset(self._keys(code)["roster"], student, json.dumps({"n": n, "name": ""}), self.timeout_s)
             return student
         return self.store.hget(members, who) or student  # the same credential joined at the same moment: its id
+
+    def rename(self, code: str, student: str, name: str) -> str:
+        """The name the student typed (at most MAX_NAME characters, no control characters; "" for none), shown to
+        the teacher as text; returns it as kept."""
+        name = " ".join(str(name).split())
+        if len(name) > MAX_NAME or any(not c.isprintable() for c in name):
+            raise BadInput(name[:MAX_NAME])
+        self._limit(code, student)
+        roster = self._keys(code)["roster"]
+        raw = self.store.hget(roster, student)
+        if raw is None:
+            raise ClassNotFound(code)
+        self.store.hset(roster, student, json.dumps({**json.loads(raw), "name": name}), self.timeout_s)
+        return name
+
+    def report(self, code: str, student: str, tile: dict) -> None:
+        """A student's tile in the class at a glance (their page writes it as it runs, at most about once a second):
+        also says they are here."""
+        raw = json.dumps(tile, separators=(",", ":"), allow_nan=False)
+        if len(raw) > MAX_TILE:
+            raise BadInput("tile")
+        keys = self._keys(code)
+        if self.store.hget(keys["roster"], student) is None:
+            raise ClassNotFound(code)
+        self.store.hset(keys["tiles"], student, raw, self.timeout_s)
+        self.store.hset(keys["seen"], student, f"{self.clock():.3f}", self.timeout_s)
 
     def state(self, code: str, student: str | None = None) -> ClassState:
         """What class `code` follows now (raises ClassNotFound when it has ended); a student's poll."""
@@ -439,21 +567,30 @@ class Classroom:
         if student:
             self.store.hset(self._keys(code)["seen"], student, f"{self.clock():.3f}", self.timeout_s)
         q = record["question"]
-        question = None if q is None else Question(q["id"], q["text"], tuple(q["options"]), q["revealed"])
-        return ClassState(code, record["lab"], dict(record["params"]), record["v"], question)
+        question = None if q is None else Question(q["id"], q["text"], tuple(q["options"]), q["revealed"],
+                                                   q.get("closed", False))
+        return ClassState(code, record["lab"], dict(record["params"]), record["v"], question, record.get("step"))
 
     def _limit(self, code: str, student: str) -> None:
         if self.store.incr(f"{self._keys(code)['main']}:rate:{student}", self.rate_window_s) > self.rate_limit:
             raise RateLimited(student)
 
     def answer(self, code: str, student: str, question_id: str, option: str) -> None:
-        """A student's answer to the open question (their latest replaces the earlier: one per student)."""
+        """A student's answer to the open question (their latest replaces the earlier: one per student); a revealed
+        or closed question takes none (QuestionClosed)."""
         self._limit(code, student)
         q = self._record(code)["question"]
-        if q is None or q["id"] != question_id or q["revealed"] or option not in q["options"]:
+        if q is None or q["id"] != question_id or option not in q["options"]:
             raise BadInput(option[:40])
-        self.store.hset(self._keys(code)["answers"], student, json.dumps({"q": question_id, "a": option}),
-                        self.timeout_s)
+        if q["revealed"] or q.get("closed"):
+            raise QuestionClosed(question_id)
+        self.store.hset(self._keys(code)["answers"], f"{question_id}:{student}",
+                        json.dumps({"a": option, "t": self.clock()}), self.timeout_s)
+
+    def my_answer(self, code: str, student: str, question_id: str) -> str | None:
+        """The option this student chose for the question (so a reloaded page shows it), None if none."""
+        raw = self.store.hget(self._keys(code)["answers"], f"{question_id}:{student}")
+        return None if raw is None else json.loads(raw)["a"]
 
     def send(self, code: str, student: str, lab: str, params: dict[str, str]) -> None:
         """One-shot "send my settings": the teacher sees them in the inbox and may show them to the class (a

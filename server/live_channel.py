@@ -59,7 +59,8 @@ _served = False  # whether this process serves the route (app.py's st.App); AppT
 
 
 class Feed(Protocol):
-    """What a channel serves (ui.live_run): the next update of a live view, as the component's data."""
+    """What a channel serves (ui.live_run): the next update of a live view, as the component's data. A feed with an
+    async `serve(websocket, alive)` answers its socket itself (a student's class: server.class_push.ClassFeed)."""
 
     def update(self, shown: tuple[int, int, str] | None = None) -> dict: ...
 
@@ -259,6 +260,8 @@ async def live_socket(websocket) -> None:
     try:
         limit_frames(websocket, MAX_MESSAGE)
         await websocket.accept(subprotocol=PROTOCOL)
+        if hasattr(ch.feed, "serve"):  # a feed that speaks for itself: a student's class (server.class_push)
+            return await ch.feed.serve(websocket, lambda: REGISTRY.touch(ch))
         due = 0.0
         while True:
             message = await websocket.receive()

@@ -162,3 +162,15 @@ def pause_stops(page, pause) -> int:
     # a paused view is sent nothing more; one that still reran on its safety-net timer (POLL_S) would show a
     # later epoch within 1.5 polls, so this is the shortest window that can see that bug
     return stays(lambda: live_stats(page)["epoch"], 1.5 * POLL_S, "Pause stops training")
+
+
+def choose(page, key: str, option: str) -> None:
+    """Pick `option` in the selectbox of widget key `key` (Streamlit marks it with the class st-key-<key>)."""
+    box = page.locator(f'.st-key-{key.replace(".", "-")} input[role="combobox"]').first
+    box.scroll_into_view_if_needed()
+    box.click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def query_has(page, text: str, timeout_ms: int) -> None:
+    page.wait_for_function("t => location.search.includes(t)", arg=text, timeout=timeout_ms)

@@ -65,12 +65,11 @@ def test_students_follow_the_teacher_and_can_explore(store):
     assert s.session_state["_vals.cls"]["activation"] == "linear"
     assert s.selectbox(key="cls.activation").value == "linear"
     # exploring on one's own: the teacher's next change is not taken, until following again
-    s.toggle(key="room.follow").set_value(False).run()
+    s.button(key="room.follow").click().run()  # "Explore on my own"
     t.selectbox(key="cls.activation").set_value("relu").run()
     s.run()
     assert s.selectbox(key="cls.activation").value == "linear"
-    s.toggle(key="room.follow").set_value(True).run()
-    s.run()
+    s.button(key="room.follow").click().run()  # the same button, now "Back to the teacher": at once
     assert s.selectbox(key="cls.activation").value == "relu"
 
 
@@ -184,7 +183,7 @@ def test_send_my_settings_reaches_the_teacher_who_can_show_them(store):
     t, code = teacher()
     t.switch_page(CLS).run()
     s = student(code)
-    s.toggle(key="room.follow").set_value(False).run()  # exploring on their own
+    s.button(key="room.follow").click().run()  # exploring on their own
     s.selectbox(key="cls.activation").set_value("sigmoid").run()
     s.button(key="room.send").click().run()
     assert not s.exception
@@ -433,3 +432,38 @@ def test_a_typed_question_is_shown_as_typed(store):
     assert [s.button(key=f"room.opt.{i}").label for i in range(2)] == [plain(o) for o in options]
     s.button(key="room.opt.0").click().run()
     assert catalogue("en")["room.your_answer"].format(a=plain(options[0])) in [c.value for c in s.caption]
+
+
+def test_back_to_the_teacher_takes_their_step_and_the_board_shows_the_students(store):
+    """Snap back: a student who explored comes back to the teacher's settings and the teacher's step; the teacher's
+    class at a glance has a tile per student with their lab, mode, step and key figure."""
+    from labs.classroom.board import rank, tile_view
+
+    t, code = teacher()
+    t.switch_page(CLS).run()
+    for _ in range(3):
+        t.button(key="cls.step").click().run()  # the teacher's run: 3 epochs on
+    taught = t.session_state["cls.cursor"].pos
+    assert taught == 3 and store.state(code).step == taught
+    s = student(code)
+    assert s.session_state["cls.cursor"].pos == taught  # joining: at the teacher's step
+    s.button(key="room.follow").click().run()  # explores...
+    s.selectbox(key="cls.activation").set_value("sigmoid").run()
+    s.button(key="cls.reset").click().run()
+    assert s.session_state["cls.cursor"].pos == 0
+    board = store.board(code, t.session_state["_cls.secret"])
+    assert len(board) == 1 and board[0]["follow"] is False and board[0]["params"]["activation"] == "sigmoid"
+    view = tile_view(board[0], store.state(code), {"classification": None})
+    assert view["name"] == "Student 1" and "activation=sigmoid" in view["diff"] and view["thumb"]["side"] == 20
+    s.button(key="room.follow").click().run()  # ...and comes back: the teacher's settings and step
+    assert s.selectbox(key="cls.activation").value == t.selectbox(key="cls.activation").value
+    assert s.session_state["cls.cursor"].pos == taught
+    board = store.board(code, t.session_state["_cls.secret"])
+    assert board[0]["follow"] is True and board[0]["step"] == taught and board[0]["figures"][0][0] == "val_loss"
+    t.switch_page("labs/classroom/page.py").run()  # the teacher's own screen: the board draws
+    assert not t.exception
+    tiles = [{"n": 1, "figures": [["val_loss", 0.5]]}, {"n": 2, "figures": []},
+             {"n": 3, "figures": [["val_loss", 0.2]]}]
+    assert [b["n"] for b in rank(tiles, "figure")] == [3, 1, 2]
+    accs = [{"n": 1, "figures": [["val_acc", 0.5]]}, {"n": 2, "figures": [["val_acc", 0.9]]}]
+    assert [b["n"] for b in rank(accs, "figure")] == [2, 1] and [b["n"] for b in rank(accs, "joined")] == [1, 2]

@@ -1,8 +1,10 @@
 """Classroom mode on every page: students follow the teacher's lab and settings; the teacher steers.
 
 main.py calls `join_from_url` and `follow` before the page runs (a student's first run already shows the
-class's settings), `sidebar` for the class panel (a fragment that polls the class every POLL_S seconds)
-and `publish` after the page ran (the teacher's settings, if they changed, become the class's). Labs
+class's settings), `sidebar` for the class panel, `publish` after the page ran (the teacher's settings, if they
+changed, become the class's) and `report` (a student's tile of the class at a glance). A student's page learns of
+the teacher's changes over the live channel (server/class_push.py, ui/classroom_watch.js) and reruns only then;
+where the app serves no channel (AppTest, `streamlit run main.py`) a fragment asks the class every POLL_S instead. Labs
 are handed in as `LabPage`s (ui/ imports no lab): a followed change is applied through the lab's schema
 (`ui.urlstate.set_values`, as a preset is), and a change of lab is a `st.switch_page`.
 
@@ -18,9 +20,11 @@ with one answer per question, one entry in the teacher's inbox and one rate limi
 """
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,16 +32,21 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from server import class_push, live_channel
 from server import classroom as cr
-from server import live_channel
+from sim.core.glance import glance
 from ui.i18n import t
 from ui.schema import Param, read_query, write_query
 from ui.urlstate import set_values
 
 STORE_ENV = "MLSIM_CLASS_STORE"
 MESSAGE_S = 30.0  # a message about a class one is no longer in (ended, not found) shows this long
-POLL_S = 0.5  # a student's watcher asks the class for changes this often (the follow latency is about half of it)
+POLL_S = 0.5  # without a channel, a student's page asks the class for changes this often
+PANEL_S = 2.0  # the teacher's class panel: heartbeat, the step of the teacher's run, students here, the inbox
+REPORT_S = 1.0  # a student's page run writes their tile at most this often (the channel writes it while idle)
+SPARK = 40  # points of a tile's sparkline (the key figure, a point per step seen)
 KEEPER = "_cls.keeper"  # the keeper component's widget key
+WATCH = "_cls.watch"  # the watch component's widget key
 ss = st.session_state
 _HERE = Path(__file__).parent
 
@@ -48,6 +57,7 @@ class LabPage:
     file: str  # its page script, for st.switch_page
     page: str  # its schema's PAGE prefix
     schema: list[Param]
+    quiet: tuple[str, str] | None = None  # (name, value): the teacher's view of the lab that does not move the class
 
 
 _registry: dict = {}
@@ -152,7 +162,8 @@ def join_from_url() -> None:
 
 
 def _forget() -> None:
-    for k in ("_cls.code", "_cls.secret", "_cls.v", "_cls.pub", "_cls.follow", "_cls.notice", "_cls.student"):
+    for k in ("_cls.code", "_cls.secret", "_cls.v", "_cls.pub", "_cls.follow", "_cls.notice", "_cls.student",
+              "_cls.feed", "_cls.seen", "_cls.reported"):
         ss.pop(k, None)
 
 
@@ -184,6 +195,7 @@ def current_params(lab: LabPage) -> dict[str, str] | None:
 
 def apply(state: cr.ClassState, labs: dict[str, LabPage], current: str, rerun: bool) -> None:
     """Take the class's lab and settings: through the lab's schema (bad values become defaults), then go there."""
+    back = not ss.get("_cls.v")  # joining, or back to the teacher: their step too
     ss["_cls.v"] = state.version
     lab = labs.get(state.lab)
     if lab is None:  # a lab this server does not have (another version of the app)
@@ -191,6 +203,8 @@ def apply(state: cr.ClassState, labs: dict[str, LabPage], current: str, rerun: b
         return
     values, _ = read_query(lab.schema, state.params)
     set_values(lab.page, lab.schema, values)
+    if back and state.step:
+        seek_to(state.step)
     if state.lab != current:
         st.switch_page(lab.file, query_params={"class": state.code})
     elif rerun:
@@ -203,6 +217,7 @@ def poll(labs: dict[str, LabPage], current: str, rerun: bool) -> cr.ClassState |
     state = None
     try:
         state = room().state(code(), student_id())
+        ss["_cls.seen"] = state
         _problem(None)
     except cr.ClassNotFound:
         _problem("ended" if ss.get("_cls.v") else "not_found", code=code())
@@ -221,20 +236,74 @@ def poll(labs: dict[str, LabPage], current: str, rerun: bool) -> cr.ClassState |
 
 def follow(labs: dict[str, LabPage], current: str) -> None:
     """Before the page runs: a following student takes the class's latest settings at once."""
+    shown()["cursor"] = None  # the page's live run, if it has one, says so as it draws (ui.live_run)
     if is_student():
         poll(labs, current, rerun=False)
 
 
-def publish(labs: dict[str, LabPage], current: str) -> None:
-    """The teacher's lab and settings become the class's when they changed; otherwise a heartbeat."""
+def shown() -> dict:
+    """What this session's page shows, for the class: {"cursor": its live run's cursor, or None}. One dict per session
+    (read by the session's class feed on the channel's thread, which must not read the session's state)."""
+    return ss.setdefault("_cls.shown", {"cursor": None, "spark": deque(maxlen=SPARK)})
+
+
+def seek_to(step: int) -> None:
+    """The page's live run starts at `step` (the teacher's) instead of its first step (ui.live_run takes it)."""
+    ss["_live.seek"] = int(step)
+
+
+def tile(holder: dict, lab: str, following: bool, params: dict) -> dict:
+    """A student's tile: the lab, following or exploring, its settings (the teacher sees where they differ from the
+    class's, and may show them to the class), and what the live run on their page shows (step, key figures, a
+    sparkline of the first, a thumbnail), from `holder` (shown())."""
+    out = {"lab": lab, "follow": following, "params": params}
+    cursor = holder.get("cursor")
+    if cursor is not None:
+        seen = glance(cursor.frame())
+        figures = seen.get("figures") or []
+        spark = holder["spark"]
+        if figures and seen.get("step") is not None and math.isfinite(figures[0][1]):
+            if spark and (spark[-1][0] > seen["step"] or spark[-1][2] != cursor.serial):
+                spark.clear()  # another run, or a reset
+            if not spark or spark[-1][0] < seen["step"]:
+                spark.append((seen["step"], round(figures[0][1], 4), cursor.serial))
+        out.update(seen, spark=[s[1] for s in spark])
+    return out
+
+
+def report(labs: dict[str, LabPage], current: str) -> None:
+    """After a student's page ran: their tile, at most every REPORT_S unless what it says changed (the class feed
+    writes it on its own while the page is idle)."""
+    if not is_student():
+        return
+    holder, lab = shown(), labs.get(current)
+    now_tile = (current, following(), (None if lab is None else current_params(lab)) or {})
+    holder["tile"] = now_tile  # the class feed's tile says the same between page runs
+    last = ss.get("_cls.reported")
+    if last and last[1] == now_tile and time.monotonic() - last[0] < REPORT_S:
+        return
+    try:
+        room().report(code(), student_id(), tile(holder, *now_tile))
+        ss["_cls.reported"] = (time.monotonic(), now_tile)
+    except cr.ClassroomError:
+        pass  # the class panel says what went wrong
+
+
+def publish(labs: dict[str, LabPage], current: str, with_step: bool = True) -> None:
+    """The teacher's lab and settings become the class's when they changed, with the step of the page's live run
+    (`with_step`: after the page ran, when its run is the one of these settings); otherwise a heartbeat."""
     if not is_teacher():
         return
     lab = labs.get(current)
     params = None if lab is None else current_params(lab)
+    cursor = shown().get("cursor") if with_step else None
+    step = None if cursor is None else int(cursor.pos)
+    if params is not None and lab.quiet and params.get(lab.quiet[0]) == lab.quiet[1]:
+        params = None  # e.g. the class at a glance: the class stays where the teacher left it
     try:
-        if params is not None and ss.get("_cls.pub") != (current, params):
-            room().publish(code(), ss["_cls.secret"], current, params)
-            ss["_cls.pub"] = (current, params)
+        if params is not None and ss.get("_cls.pub") != (current, params, step):
+            room().publish(code(), ss["_cls.secret"], current, params, step)
+            ss["_cls.pub"] = (current, params, step)
         else:
             room().heartbeat(code(), ss["_cls.secret"])
         _problem(None)
@@ -257,7 +326,7 @@ def start(lab: str, params: dict[str, str]) -> None:
     leave()
     c, secret = room().create(lab, params)
     _hold(c, secret)
-    ss["_cls.pub"] = (lab, params)
+    ss["_cls.pub"] = (lab, params, None)
     _problem(None)
 
 
@@ -334,15 +403,30 @@ def keeper() -> None:
 
 
 def show_to_class(item: dict, labs: dict[str, LabPage], current: str) -> None:
-    """The teacher opens settings a student sent (their page, their values); the class follows from there."""
-    lab = labs.get(item["lab"])
+    """The teacher opens settings a student sent or ran ({"lab", "params", "step"?}: their page, values and step); the
+    class follows from there. Taken at the start of the next run (take_show): a page switch from inside a page or a
+    fragment shows the new page under the old page's address."""
+    if item.get("lab") in labs:
+        ss["_cls.show"] = item
+        st.rerun()
+
+
+def take_show(labs: dict[str, LabPage], current: str) -> None:
+    """main.py, before the page runs: what show_to_class asked for. `partial` items set only the values they name
+    (the class at a glance: its view, the rest as the teacher left it)."""
+    item = ss.pop("_cls.show", None)
+    lab = labs.get(item["lab"]) if item else None
     if lab is None:
         return
-    values, _ = read_query(lab.schema, item["params"])
-    set_values(lab.page, lab.schema, values)
+    if item.get("partial"):
+        set_values(lab.page, lab.schema, item["params"])
+    else:
+        values, _ = read_query(lab.schema, item["params"])
+        set_values(lab.page, lab.schema, values)
+    if item.get("step"):
+        seek_to(item["step"])
     if item["lab"] != current:
         st.switch_page(lab.file)
-    st.rerun()
 
 
 def send_mine(labs: dict[str, LabPage], current: str) -> None:
@@ -396,13 +480,14 @@ def sidebar(labs: dict[str, LabPage], current: str) -> None:
         if is_teacher():
             _teacher_panel(labs, current)
         else:
-            _watch(labs, current)
+            if not watch():
+                _watch(labs, current)
             _student_panel(labs, current)
 
 
-@st.fragment(run_every=POLL_S)
+@st.fragment(run_every=PANEL_S)
 def _teacher_panel(labs: dict[str, LabPage], current: str) -> None:
-    """The class code, how many students are here and what they sent: redrawn every POLL_S (it changes)."""
+    """The class code, how many students are here and what they sent: redrawn every PANEL_S (it changes)."""
     box = st.container(border=True)
     before = ss.get("_cls.problem")
     publish(labs, current)
@@ -413,6 +498,10 @@ def _teacher_panel(labs: dict[str, LabPage], current: str) -> None:
     except cr.ClassroomError:
         n, inbox = 0, []
     box.markdown(t("room.teaching", code=code(), n=n))
+    glance_page = next((lab for lab in labs.values() if lab.quiet), None)
+    if glance_page is not None and box.button(t("room.to_board"), key="room.to_board", icon=":material/grid_view:"):
+        show_to_class({"lab": glance_page.url_path, "params": dict([glance_page.quiet]), "partial": True}, labs,
+                      current)
     for i, item in enumerate(inbox[:5]):
         if box.button(t("room.inbox_item", lab=t(f"nav.{item['lab']}") if item["lab"] in labs else item["lab"]),
                       key=f"room.inbox.{i}", icon=":material/input:"):
@@ -421,22 +510,80 @@ def _teacher_panel(labs: dict[str, LabPage], current: str) -> None:
 
 @st.fragment(run_every=POLL_S)
 def _watch(labs: dict[str, LabPage], current: str) -> None:
-    """A student's look at the class every POLL_S; it draws nothing, so a look that finds no change costs the
-    server and the browser as little as a rerun can (a change reruns the whole page)."""
+    """Without a channel: a student's look at the class every POLL_S; it draws nothing (a change reruns the whole
+    page)."""
     poll(labs, current, rerun=True)
+
+
+def _feed() -> class_push.ClassFeed:
+    """This session's class feed (the same object while it is in the same class: its channel's token stays)."""
+    feed, student = ss.get("_cls.feed"), student_id()
+    if feed is None or (feed.code, feed.student) != (code(), student):
+        holder = shown()
+
+        def glance_now() -> dict | None:
+            return tile(holder, *holder["tile"]) if "tile" in holder else None
+
+        feed = ss["_cls.feed"] = class_push.ClassFeed(room(), code(), student, glance_now)
+    return feed
+
+
+def watch() -> bool:
+    """Mount the student's watch (ui/classroom_watch.js) on the class's channel; False where there is none (no route
+    in this process, no browser cookie, the class refused this student): then the page polls."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx as ctx_now
+
+    browser = st.context.cookies.get(live_channel.BROWSER_COOKIE)
+    ctx = ctx_now()
+    if not (live_channel.served() and browser and ctx and code()):
+        return False
+    try:
+        feed = _feed()
+    except cr.ClassroomError:
+        return False
+    token = live_channel.REGISTRY.issue((ctx.session_id, "class"), browser, feed)
+    global _watcher
+    if _watcher is None:
+        _watcher = st.components.v2.component("mlsim_class_watch", isolate_styles=False,
+                                              js=(_HERE / "classroom_watch.js").read_text("utf-8"))
+    seen = ss.get("_cls.seen")
+    _watcher(data={"path": live_channel.url_path(), "token": token, "v": seen.version if seen else 0},
+             key=WATCH, height=0, on_changed_change=_changed, on_retry_change=_changed)
+    return True
+
+
+_watcher = None
+
+
+def _changed() -> None:
+    """The class changed (the watch's trigger): this rerun takes it (follow, before the page runs)."""
 
 
 def _student_panel(labs: dict[str, LabPage], current: str) -> None:
     box = st.container(border=True)
     box.markdown(t("room.joined", code=code()))
-    # its own key (not "_cls.follow"): Streamlit drops a widget's state on a page switch, and a toggle whose
-    # state is gone would come back off; its value is the session's choice each run
-    box.toggle(t("room.follow"), value=following(), key="room.follow", help=t("room.follow_help"), on_change=_refollow)
+    # one button, two states (exploring on one's own, or following): two buttons would swap places for a moment
+    # after the rerun, as the live views' Play and Pause did
+    on = following()
+    box.button(t("room.explore" if on else "room.snap_back"), key="room.follow", on_click=_refollow, args=(not on,),
+               icon=":material/explore:" if on else ":material/undo:", type="secondary" if on else "primary",
+               help=t("room.follow_help"))
+    box.caption(t("room.following" if on else "room.exploring"))
+    box.text_input(t("room.name"), key="room.name", max_chars=cr.MAX_NAME, on_change=_rename,
+                   placeholder=t("room.name_hint"))
     box.button(t("room.send"), key="room.send", on_click=send_mine, args=(labs, current), icon=":material/send:")
     box.button(t("room.leave"), key="room.leave", on_click=leave, icon=":material/logout:")
 
 
-def _refollow() -> None:
-    ss["_cls.follow"] = bool(ss.get("room.follow"))
-    if ss["_cls.follow"]:
-        ss["_cls.v"] = 0  # back to following: the class's settings are taken on the next poll
+def _rename() -> None:
+    try:
+        room().rename(code(), student_id(), ss.get("room.name") or "")
+    except cr.ClassroomError as e:
+        st.toast(problem_text(e.reason), icon=":material/warning:")
+
+
+def _refollow(on: bool) -> None:
+    """Explore on one's own (the settings on screen stay), or back to the teacher: their settings and step now."""
+    ss["_cls.follow"] = on
+    if on:
+        ss["_cls.v"] = 0  # back to following: the class's settings (and the teacher's step) are taken at once

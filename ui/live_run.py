@@ -24,6 +24,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import SCRIPT_RUN_C
 
 from server import live_channel
 from sim.core.live import Cursor, LiveSpec, Runs
+from ui import classroom
 from ui.components import mounting
 from ui.i18n import lang, t
 
@@ -191,6 +192,11 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str, Cursor], None
     cursor.speed, cursor.step_size = spec.speed, spec.step_size
 
     feed = _feed(key, cursor)
+    seek = ss.pop("_live.seek", None)  # a student back with the teacher: at the teacher's step (ui.classroom)
+    if seek is not None and seek > cursor.pos:
+        with feed.lock:
+            cursor.advance(seek - cursor.pos)
+    classroom.shown()["cursor"] = cursor  # the class at a glance reads the page's run
     served = live_channel.served()
 
     @st.fragment(run_every=(CHANNEL_POLL_S if served else POLL_S) if cursor.playing else None)

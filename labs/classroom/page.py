@@ -7,15 +7,15 @@ import io
 import segno
 import streamlit as st
 
+from labs.classroom.board import board
 from labs.classroom.questions import BANK, BankQuestion, questions
 from labs.classroom.schema import PAGE, SCHEMA
 from server import classroom as cr
 from sim.core.text import plain
 from sim.plots.palette import BLUE, INK
-from ui import classroom
+from ui import classroom, present
 from ui.i18n import catalogue, lang, t
-from ui.schema import read_query
-from ui.urlstate import PageState, set_values
+from ui.urlstate import PageState
 
 ss = st.session_state
 HIST_S = 1.0  # the teacher's histogram refreshes this often
@@ -118,14 +118,21 @@ def reveal(question: cr.Question) -> None:
     lab = classroom.lab_pages().get(found.lab) if found else None
     if lab is None:
         st.rerun()
-    values, _ = read_query(lab.schema, {**(classroom.current_params(lab) or {}), **found.reveal})
-    set_values(lab.page, lab.schema, values)
-    st.switch_page(lab.file)
+    classroom.show_to_class({"lab": found.lab, "params": {**(classroom.current_params(lab) or {}), **found.reveal}},
+                            classroom.lab_pages(), "classroom")
+
+
+def histogram(q: cr.Question, counts: dict[str, int], key: str) -> None:
+    rows = {"option": [words(o) for o in q.options], "answers": [counts.get(o, 0) for o in q.options]}
+    from ui.charts import bar_chart  # the presenter style, like every chart (ui/charts.py)
+    bar_chart(st, rows, x="answers", y="option", color=BLUE, height=60 + 60 * len(q.options), key=key)
 
 
 @st.fragment(run_every=HIST_S)
 def teacher_live() -> None:
-    """Students connected, and the open question's answers as a live histogram."""
+    """Students connected and the question posed: the number of answers; the count per option only once revealed
+    (the projector must not show a vote while it runs: it sways it), or to the teacher alone when they peek (not in
+    the presenter view)."""
     try:
         state = classroom.room().state(classroom.code())
         counts = classroom.room().histogram(classroom.code(), ss["_cls.secret"])
@@ -139,20 +146,34 @@ def teacher_live() -> None:
         st.info(t("room.no_question"), icon=":material/help:")
         return
     st.subheader(plain(words(q.text)))
-    rows = {"option": [words(o) for o in q.options], "answers": [counts.get(o, 0) for o in q.options]}
-    from ui.charts import bar_chart  # the presenter style, like every chart (ui/charts.py)
-    bar_chart(st, rows, x="answers", y="option", color=BLUE, height=60 + 60 * len(q.options), key="room.hist")
-    st.caption(t("room.answers", n=sum(rows["answers"])))
+    peek = not present.presenting() and st.toggle(t("room.peek"), key="room.peek", help=t("room.peek_help"))
+    if q.revealed or peek:
+        histogram(q, counts, "room.hist")
+    st.caption(t("room.answers" if q.open else "room.answers_closed", n=sum(counts.values())))
     right_answer(q)
     bar = st.container(horizontal=True)
-    if not q.revealed and bar.button(t("room.reveal"), type="primary", icon=":material/visibility:", key="room.reveal"):
+    # both buttons stay in their places (disabled once used): a button that went away would move its neighbour
+    if bar.button(t("room.reveal"), type="primary", icon=":material/visibility:", key="room.reveal",
+                  disabled=q.revealed):
         reveal(q)
-    if bar.button(t("room.close_q"), icon=":material/close:", key="room.close_q"):
+    if bar.button(t("room.close_q"), icon=":material/close:", key="room.close_q", disabled=not q.open):
         classroom.room().close_question(classroom.code(), ss["_cls.secret"])
         st.rerun()
+    # the class's answers so far, every question of the class (refreshed with the counts)
+    bar.download_button(t("room.csv"), data=answers_file(), file_name=f"class-{classroom.code()}-answers.csv",
+                        mime="text/csv", icon=":material/download:", key="room.csv", on_click="ignore")
+
+
+def answers_file() -> str:
+    return classroom.room().answers_csv(classroom.code(), ss["_cls.secret"], lambda x: str(words(x)))
 
 
 def teacher_view(state: PageState) -> None:
+    # the teacher's own screen may show the class at a glance instead (not the projector: no such view there); the
+    # class stays on the page it was on (schema.QUIET)
+    if not present.presenting() and state.widget("view", fold=False, label_visibility="collapsed") == "board":
+        board(classroom.lab_pages(), "classroom")
+        return
     join_panel()
     st.divider()
     st.subheader(t("room.ask"))
@@ -174,17 +195,27 @@ def student_view() -> None:
         st.info(t("room.waiting"), icon=":material/hourglass_top:")
         return
     big(words(q.text), "2.4rem")
-    mine = ss.get(f"room.mine.{q.id}")
+    try:  # what this student answered, from the class (a reload shows it too)
+        student = classroom.student_id()
+        mine = classroom.room().my_answer(code, student, q.id)
+    except cr.ClassroomError:
+        return
     if q.revealed:
         st.success(t("room.revealed", a=words(mine) if mine else "–"), icon=":material/visibility:")
+        counts = classroom.room().counts(code)
+        if counts is not None:
+            histogram(q, counts, "room.hist_class")
         right_answer(q)
+        return
+    if q.closed:
+        st.info(t("room.closed", a=words(mine) if mine else "–"), icon=":material/lock:")
         return
     bar = st.container(horizontal=True)
     for i, option in enumerate(q.options):
         if bar.button(plain(words(option)), key=f"room.opt.{i}", type="primary" if option == mine else "secondary"):
             try:
-                classroom.room().answer(code, classroom.student_id(), q.id, option)
-                ss[f"room.mine.{q.id}"] = mine = option
+                classroom.room().answer(code, student, q.id, option)
+                mine = option
             except cr.ClassroomError as e:
                 st.warning(classroom.problem_text(e.reason), icon=":material/warning:")
     if mine:
