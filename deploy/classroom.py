@@ -2,6 +2,14 @@
 
     python deploy/classroom.py --processes K --port 8501 [--address 0.0.0.0]
 
+A school, more students than one machine holds: the same launcher plays each part on its own machine, one
+Redis for every app process (the class store), app processes on each app machine, one HAProxy in front of them:
+
+    python deploy/classroom.py --store-only --bind 192.168.1.10 --store-port 6379              # the store
+    python deploy/classroom.py --apps-only --processes K --bind 192.168.1.11 --first-port 8601 \
+        --store redis://192.168.1.10:6379/0                                                     # each app machine
+    python deploy/classroom.py --processes 0 --remote 192.168.1.11:8601 --remote ...  --port 8501   # the front
+
 Each app process holds the sessions (models, training runs) of the browsers HAProxy sent to it; a
 cookie keeps every request of a browser, its websocket included, on that one process. Classroom mode
 needs one class store that every process shares: unless MLSIM_CLASS_STORE names one, the launcher starts
@@ -48,11 +56,16 @@ def _stop(signum, frame):
     raise Stop
 
 
-def free_port() -> int:
-    """A TCP port nothing listens on at 127.0.0.1 right now."""
+def free_port(address: str = "127.0.0.1") -> int:
+    """A TCP port nothing listens on at `address` right now."""
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((address, 0))
         return s.getsockname()[1]
+
+
+def reach(bind: str) -> str:
+    """The address this machine reaches a server bound to `bind` at (every interface: the loopback)."""
+    return "127.0.0.1" if bind in ("0.0.0.0", "") else bind
 
 
 def _die_with_parent() -> None:
@@ -76,8 +89,8 @@ def spawn(cmd: list[str], log: Path | None) -> subprocess.Popen:
             out.close()  # the child holds its own copy
 
 
-def start_app(port: int, log: Path) -> subprocess.Popen:
-    return spawn([sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+def start_app(port: int, log: Path, address: str = "127.0.0.1") -> subprocess.Popen:
+    return spawn([sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", address,
                   "--server.port", str(port), "--server.headless", "true"], log)
 
 
@@ -91,22 +104,23 @@ def find_redis() -> str | None:
     return shutil.which("redis-server") or shutil.which("redis-server", path="/usr/sbin:/usr/local/sbin")
 
 
-def start_redis(folder: Path, port: int) -> subprocess.Popen:
-    """A redis-server of its own on 127.0.0.1:`port` (`folder` its directory, nothing written to disk); RuntimeError
-    if redis-server is missing (see find_redis)."""
+def start_redis(folder: Path, port: int, bind: str = "127.0.0.1") -> subprocess.Popen:
+    """A redis-server of its own on `bind`:`port` (`folder` its directory, nothing written to disk); RuntimeError
+    if redis-server is missing (see find_redis). An explicit bind turns Redis's protected mode off for that address:
+    bind a school's store to its LAN address only, never to a network outside the school's."""
     exe = find_redis()
     if exe is None:
         raise RuntimeError("redis-server is missing (apt-get install redis-server)")
-    return spawn([exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", "",
+    return spawn([exe, "--port", str(port), "--bind", bind, "--dir", str(folder), "--save", "",
                   "--appendonly", "no"], folder / "redis.log")
 
 
-def wait_listening(port: int, proc: subprocess.Popen, timeout_s: float = 10) -> None:
-    """Until something accepts connections on 127.0.0.1:`port`; RuntimeError if `proc` exits or time runs out."""
+def wait_listening(port: int, proc: subprocess.Popen, timeout_s: float = 10, address: str = "127.0.0.1") -> None:
+    """Until something accepts connections on `address`:`port`; RuntimeError if `proc` exits or time runs out."""
     deadline = time.time() + timeout_s
     while True:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            socket.create_connection((reach(address), port), timeout=0.5).close()
             return
         except OSError as err:
             if time.time() > deadline or proc.poll() is not None:
@@ -165,8 +179,10 @@ def class_store(args: argparse.Namespace, work: Path) -> Child | None:
     """Several app processes share one class store (else a student on another process finds no class): the one
     MLSIM_CLASS_STORE names (None), or a private redis-server that the app processes inherit in their environment,
     once it listens (its Child, for the launcher to watch)."""
-    if os.environ.get(STORE_ENV) or args.processes + len(args.remote) < 2:
-        return None
+    if getattr(args, "store", ""):
+        os.environ[STORE_ENV] = args.store  # the app processes inherit it
+    if os.environ.get(STORE_ENV) or args.processes + len(args.remote) < 2 or args.processes == 0:
+        return None  # (a front with no app process of its own uses no store: its app machines were given theirs)
     if args.remote:  # other machines cannot reach a private redis on 127.0.0.1
         print(f"Warning: app processes on several machines need one class store: set {STORE_ENV}="
               f"redis://<address>:6379/0 for every one of them, or classroom mode works only within a process",
@@ -264,33 +280,88 @@ def stop_all(procs: list[subprocess.Popen]) -> None:
             p.wait()
 
 
+def start_apps(args: argparse.Namespace, work: Path, children: list[Child]) -> dict[str, tuple[Child, str]]:
+    """Start args.processes app processes on args.bind (ports from args.first_port on, else free ones), each added
+    to `children`; {name: (its Child, the address HOST:PORT others reach it at)}."""
+    apps = {}
+    for i in range(1, args.processes + 1):
+        port = args.first_port + i - 1 if args.first_port else free_port(reach(args.bind))
+        log = work / f"app{i}.log"
+        apps[f"app{i}"] = (Child(f"app{i}", lambda port=port, log=log: start_app(port, log, args.bind), log,
+                                 why=" (its students are sent to the other processes meanwhile; their training "
+                                     "restarts)"), f"{reach(args.bind)}:{port}")
+        children.insert(0, apps[f"app{i}"][0])
+    print(f"Starting {args.processes} app process{'es' if args.processes != 1 else ''} on {args.bind} "
+          f"(logs in {work})", flush=True)
+    return apps
+
+
+def wait_healthy(apps: dict[str, tuple[Child, str]], deadline: float, timeout: float) -> bool:
+    """Until every app process answers its own health check (before HAProxy sends anyone to it); False, said, if
+    one exits or the deadline passes."""
+    waiting = dict(apps)
+    while waiting:
+        for name, (child, addr) in list(waiting.items()):
+            if child.proc.poll() is not None:
+                print(f"{name} exited with code {child.proc.returncode}:\n{tail(child.log)}", file=sys.stderr)
+                return False
+            if healthy(f"http://{addr}"):
+                del waiting[name]
+        if waiting and time.time() > deadline:
+            print(f"{', '.join(waiting)} not healthy after {timeout:.0f} s", file=sys.stderr)
+            return False
+        time.sleep(0.3)
+    return True
+
+
+def watch_until_stopped(children: list[Child]) -> int:
+    """Watch every child until one cannot go on (returns 1) or Ctrl-C / SIGTERM (Stop)."""
+    while (why := watch(children)) is None:
+        time.sleep(1)
+    print(f"{why}\nStopping everything.", file=sys.stderr, flush=True)
+    return 1
+
+
+def serve_apps(args: argparse.Namespace, work: Path, children: list[Child]) -> int:
+    """--apps-only: one app machine of a school. The app processes on args.bind, their class store the school's one
+    (args.store); no HAProxy: the front's launcher (--remote, one per line printed) balances to them."""
+    t0 = time.time()
+    apps = start_apps(args, work, children)
+    if not wait_healthy(apps, time.time() + args.timeout, args.timeout):
+        return 1
+    public = lan_address() if args.bind in ("0.0.0.0", "") else args.bind
+    addrs = [f"{public}:{addr.rsplit(':', 1)[1]}" for _, addr in apps.values()]
+    print(f"{len(addrs)} app process{'es' if len(addrs) != 1 else ''} ready in {time.time() - t0:.1f} s, class store "
+          f"{os.environ.get(STORE_ENV) or 'memory'}: {' '.join(addrs)}", flush=True)
+    print("For the front's launcher: " + " ".join(f"--remote {a}" for a in addrs) + "   (Ctrl-C stops them)",
+          flush=True)
+    return watch_until_stopped(children)
+
+
+def serve_store(args: argparse.Namespace, work: Path, children: list[Child]) -> int:
+    """--store-only: the school's one class store, a redis-server on args.bind:args.store_port, watched (restarted
+    if it exits: the classes it held are gone)."""
+    port = args.store_port
+    store = Child(STORE_NAME, lambda: start_redis(work, port, args.bind), work / "redis.log",
+                  why=" (the classes it held are gone: a teacher starts a new class; the app processes reconnect)")
+    children.append(store)
+    wait_listening(port, store.proc, address=args.bind)
+    public = lan_address() if args.bind in ("0.0.0.0", "") else args.bind
+    print(f"Class store ready: give every app machine --store redis://{public}:{port}/0   (Ctrl-C stops it)",
+          flush=True)
+    return watch_until_stopped(children)
+
+
 def serve(args: argparse.Namespace, work: Path, children: list[Child]) -> int:
     """Start the app processes and HAProxy in front of them (each added to `children` as it starts), then watch
     them all until one cannot go on (returns 1) or Ctrl-C / SIGTERM (Stop)."""
     t0 = time.time()
-    apps = {}  # name -> (child, base URL)
-    for i in range(1, args.processes + 1):
-        port, log = free_port(), work / f"app{i}.log"
-        apps[f"app{i}"] = (Child(f"app{i}", lambda port=port, log=log: start_app(port, log), log,
-                                 why=" (its students are sent to the other processes meanwhile; their training "
-                                     "restarts)"), f"http://127.0.0.1:{port}")
-        children.insert(0, apps[f"app{i}"][0])
-    print(f"Starting {args.processes} app process{'es' if args.processes != 1 else ''} (logs in {work})", flush=True)
+    apps = start_apps(args, work, children) if args.processes else {}
     deadline = time.time() + args.timeout
-    waiting = dict(apps)
-    while waiting:  # each process answers its own health check before HAProxy sends anyone to it
-        for name, (child, url) in list(waiting.items()):
-            if child.proc.poll() is not None:
-                print(f"{name} exited with code {child.proc.returncode}:\n{tail(child.log)}", file=sys.stderr)
-                return 1
-            if healthy(url):
-                del waiting[name]
-        if waiting and time.time() > deadline:
-            print(f"{', '.join(waiting)} not healthy after {args.timeout:.0f} s", file=sys.stderr)
-            return 1
-        time.sleep(0.3)
+    if not wait_healthy(apps, deadline, args.timeout):
+        return 1
 
-    servers = {name: url.removeprefix("http://") for name, (_, url) in apps.items()}
+    servers = {name: addr for name, (_, addr) in apps.items()}
     servers |= {f"remote{i}": addr for i, addr in enumerate(args.remote, 1)}
     cfg, stats_socket = work / "haproxy.cfg", work / "haproxy.sock"
     cfg.write_text(render_config(f"{args.address}:{args.port}", servers, stats_socket, args.cookie, args.log_requests),
@@ -313,10 +384,7 @@ def serve(args: argparse.Namespace, work: Path, children: list[Child]) -> int:
     print(f"{len(servers)} app process{plural} behind HAProxy, ready in {time.time() - t0:.1f} s "
           f"({', '.join(f'{n}={a}' for n, a in servers.items())})", flush=True)
     print(f"Students open: http://{host}:{args.port}   (Ctrl-C stops everything)", flush=True)
-    while (why := watch(children)) is None:
-        time.sleep(1)
-    print(f"{why}\nStopping everything.", file=sys.stderr, flush=True)
-    return 1
+    return watch_until_stopped(children)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -332,27 +400,60 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--log-requests", action="store_true",
                     help="print one line per request: client, backend/process, status, method, path, user agent")
     ap.add_argument("--timeout", type=float, default=120, help="seconds to wait for every process to be healthy")
+    school = ap.add_argument_group("a school: several machines, one class store, one HAProxy")
+    part = school.add_mutually_exclusive_group()
+    part.add_argument("--apps-only", action="store_true",
+                      help="start only the app processes (on --bind, class store --store), no HAProxy: an app "
+                           "machine; it prints the --remote lines for the front")
+    part.add_argument("--store-only", action="store_true",
+                      help="start only the class store, a redis-server on --bind:--store-port")
+    school.add_argument("--bind", default="127.0.0.1",
+                        help="the address the app processes (or the store) listen on (default 127.0.0.1; an app "
+                             "machine of a school: its LAN address)")
+    school.add_argument("--first-port", type=int, default=0,
+                        help="the app processes' ports: this one and the next ones (default: free ports)")
+    school.add_argument("--store", default="", metavar="URL",
+                        help=f"the class store every app process uses, e.g. redis://192.168.1.10:6379/0 "
+                             f"(default: ${STORE_ENV}, else a private redis-server)")
+    school.add_argument("--store-port", type=int, default=6379, help="--store-only: the store's port (default 6379)")
     args = ap.parse_args(argv)
-    if args.processes < 0 or args.processes + len(args.remote) == 0:
-        ap.error("need at least one app process (--processes) or --remote backend")
-    args.haproxy = find_haproxy()
-    if args.haproxy is None:
-        print(INSTALL_HINT, file=sys.stderr)
-        return 2
-    if port_taken(args.address, args.port):
-        print(f"{args.address}:{args.port} is in use (another server?): choose another --port", file=sys.stderr)
-        return 2
+    if args.store_only:
+        if find_redis() is None:
+            print("redis-server is not installed (sudo apt-get install redis-server)", file=sys.stderr)
+            return 2
+        if port_taken(args.bind, args.store_port):
+            print(f"{args.bind}:{args.store_port} is in use: choose another --store-port", file=sys.stderr)
+            return 2
+    elif args.apps_only:
+        if args.processes < 1 or args.remote:
+            ap.error("--apps-only starts app processes (--processes 1 or more) and balances to none (no --remote)")
+        if not (args.store or os.environ.get(STORE_ENV)):
+            ap.error("--apps-only needs the school's one class store, which every app process shares: "
+                     "--store redis://HOST:PORT/0 (or --store memory for a single process)")
+    else:
+        if args.processes < 0 or args.processes + len(args.remote) == 0:
+            ap.error("need at least one app process (--processes) or --remote backend")
+        args.haproxy = find_haproxy()
+        if args.haproxy is None:
+            print(INSTALL_HINT, file=sys.stderr)
+            return 2
+        if port_taken(args.address, args.port):
+            print(f"{args.address}:{args.port} is in use (another server?): choose another --port", file=sys.stderr)
+            return 2
 
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
     children: list[Child] = []  # HAProxy first, then the app processes, then the class store: the order they stop
     work = Path(tempfile.mkdtemp(prefix="classroom-"))
     try:
+        if args.store_only:
+            return serve_store(args, work, children)
         store = class_store(args, work)
         children += [store] if store else []
-        return serve(args, work, children)
+        return (serve_apps if args.apps_only else serve)(args, work, children)
     except Stop:
-        print("Stopping HAProxy and the app processes", flush=True)
+        print("Stopping " + ("the class store" if args.store_only else "the app processes" if args.apps_only
+                             else "HAProxy and the app processes"), flush=True)
         return 0
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the clean-up short

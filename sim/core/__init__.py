@@ -1,2 +1,2 @@
 """What every lab's engine shares: the 2-D datasets, seeded model parts, loss histories, errors, text escaping,
-threads, uploads and exports."""
+threads, uploads, exports and timing a call."""

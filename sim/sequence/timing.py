@@ -4,12 +4,12 @@ against the sequence length T, and the sequential steps each needs."""
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 
-import numpy as np
 import torch
 from torch import nn
+
+from sim.core.timing import median_time
 
 MODELS = ("rnn", "attention")
 
@@ -38,16 +38,6 @@ class CausalSelfAttention(nn.Module):
         return self.out(torch.softmax(scores.masked_fill(future, float("-inf")), -1) @ v)  # (B, T, C)
 
 
-def _median(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
-
-
 @torch.no_grad()
 def forward_times(lengths: Sequence[int], width: int = 64, batch: int = 1, repeats: int = 3, seed: int = 0,
                   progress: Callable[[int, int], None] | None = None) -> dict[str, list[float]]:
@@ -65,7 +55,7 @@ def forward_times(lengths: Sequence[int], width: int = 64, batch: int = 1, repea
     for T in lengths:
         x = torch.randn(batch, T, width, generator=g)
         for m in MODELS:
-            out[m].append(_median(lambda m=m, x=x: models[m](x), repeats))
+            out[m].append(median_time(lambda m=m, x=x: models[m](x), repeats))
             done += 1
             if progress is not None:
                 progress(done, total)

@@ -9,13 +9,13 @@ so far (multi-head attention: no sharing of heads). Mamba's defaults (Gu & Dao 2
 """
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from sim.core.timing import median_time
 from sim.ssm.scan import discretise, selective_scan, zoh_scale
 
 EXPAND, STATE, CONV = 2, 16, 4  # Mamba's expand factor, state size n and convolution width
@@ -77,16 +77,6 @@ def worked_scan(seed: int, L: int = 4, n: int = 2) -> WorkedScan:
     return WorkedScan(u, delta, A, B, C, abar, bbar, scale, scale * bbar, h, (h * C).sum(1))
 
 
-def _median_time(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
-
-
 FORMS = ("recurrence", "scan", "attention")
 
 
@@ -112,7 +102,7 @@ def time_forms(lengths: Sequence[int], d: int = 16, n: int = 16, repeats: int = 
     total, done = len(lengths) * len(FORMS), 0
     for L in lengths:
         for f, fn in _forms(L, d, n, g).items():
-            out[f].append(_median_time(fn, repeats))
+            out[f].append(median_time(fn, repeats))
             done += 1
             if progress is not None:
                 progress(done, total)
