@@ -1,10 +1,19 @@
 """sim.plots.alignment: the live frame's panels carry the run's own curves, the mask figure the mask, the table the
 answers and the rule's marks."""
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from sim.alignment import task as tk
 from sim.alignment.pipeline import STAGES, PipelineRun
 from sim.plots.alignment import mask_figure, pipeline_frame, side_by_side_rows
+from ui.components import component_script
+
+UI = Path(__file__).resolve().parent.parent / "ui"
 
 LABELS = {k: k for k in ("step", "loss", "share", "reward", "kl", "loss_title", "share_title", "reward_title",
                          "kl_title", "format", "follows", "accuracy", *STAGES)} | {"caption": "{step}/{total} {stage}",
@@ -44,3 +53,42 @@ def test_the_mask_figure_and_the_table():
     rows = side_by_side_rows(["dhfg="], {"sft": ["abc."], "dpo": ["dab."]}, {"sft": [False], "dpo": [True]},
                              {"sft": "SFT", "dpo": "DPO"}, "prompt")
     assert rows == [{"prompt": "dhfg=", "SFT": "abc. ✗", "DPO": "dab. ✓"}]
+
+
+def _drawn_legend(panel, tmp_path):
+    """Draw `panel` with ui/live_common.js's drawXY on a recording 2-D context (text 6 px a character) in node; the
+    plot area (its frame, the first strokeRect) and where each series' label was written."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    ctx = """const calls = [];
+const ctx = new Proxy({}, {get: (o, k) => (k in o ? o[k] : (k === 'measureText' ? (t) => ({width: 6 * t.length})
+  : (...a) => { calls.push([k, ...a]); })), set: (o, k, v) => { o[k] = v; return true; }});"""
+    module = tmp_path / "legend.mjs"
+    module.write_text("globalThis.window = {};\n" + component_script(UI / "live_plots.js", UI / "live_plots.css")
+                      + f"\n{ctx}\ndrawXY(ctx, {json.dumps(panel)});\nconsole.log(JSON.stringify(calls));\n")
+    result = subprocess.run([node, str(module)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    calls = json.loads(result.stdout)
+    frame = next(c[1:] for c in calls if c[0] == "strokeRect")
+    labels = {s["label"] for s in panel["series"] if s["label"]}
+    return frame, {c[1]: (c[2], c[3]) for c in calls if c[0] == "fillText" and c[1] in labels}
+
+
+def test_the_pipeline_legends_sit_below_their_plot_areas(tmp_path):
+    """Up to seven stages' lines: a legend in the plot area's corner covered the shares where they reach 1. Every
+    panel's legend is drawn below its plot area (and its x axis), inside the panel, each label once."""
+    run = PipelineRun(0, steps=SHORT)
+    run.advance(67)  # every stage has its lines
+    en = {**LABELS, "pretrain": "pretrained", "reward": "reward model", "hack": "RLHF, KL weight 0",
+          "format": "format", "follows": "follows the rule", "accuracy": "held-out accuracy"}
+    for panel in pipeline_frame(run.frame(), en)["panels"]:
+        assert panel["legend"] == "below"
+        (left, top, width, height), legend = _drawn_legend(panel, tmp_path)
+        assert set(legend) == {s["label"] for s in panel["series"] if s["label"]} and legend
+        for x, y in legend.values():
+            assert top + height + 20 < y <= panel["height"] and 0 <= x < panel["width"]  # under the x axis' numbers
+        assert height >= 0.55 * panel["height"]  # the plot keeps most of the panel
+    inside = {**pipeline_frame(run.frame(), en)["panels"][0], "legend": "inside"}  # what it was: over the data
+    (left, top, width, height), legend = _drawn_legend(inside, tmp_path)
+    assert all(top < y < top + height for _, y in legend.values())

@@ -51,9 +51,28 @@ function extent(p, axis) {
   return [lo - pad, hi + pad];
 }
 
+// A legend below the plot area (a panel's legend "below"): the labelled series' keys in rows across the panel's
+// width, each row LEGEND_ROW px; the plot area gives up that height. {keys: [{s, x, row}], rows}
+const LEGEND_ROW = 14;
+function legendBelow(ctx, labelled, W) {
+  let x = 14, row = 0;
+  const keys = labelled.map((s) => {
+    const w = 14 + ctx.measureText(s.label).width + 12;
+    if (x > 14 && x + w > W - 4) { x = 14; row += 1; }
+    const key = { s, x, row };
+    x += w;
+    return key;
+  });
+  return { keys, rows: keys.length ? row + 1 : 0 };
+}
+
 function drawXY(ctx, p) {
   const W = p.width, H = p.height;
-  const pw = W - PANEL_MARGIN.left - PANEL_MARGIN.right, ph = H - PANEL_MARGIN.top - PANEL_MARGIN.bottom;
+  ctx.font = '11px sans-serif';
+  const labelled = p.series.filter((s) => s.label);
+  const below = p.legend === 'below' ? legendBelow(ctx, labelled, W) : null;
+  const bottom = PANEL_MARGIN.bottom + (below ? below.rows * LEGEND_ROW : 0);
+  const pw = W - PANEL_MARGIN.left - PANEL_MARGIN.right, ph = H - PANEL_MARGIN.top - bottom;
   const [x0, x1] = extent(p, 'x');
   let [y0, y1] = extent(p, 'y');
   const ty = (v) => (p.log_y ? Math.log10(Math.max(v, 1e-12)) : v);
@@ -64,7 +83,7 @@ function drawXY(ctx, p) {
   ticks(x0, x1).forEach((v) => {
     const x = X(v);
     ctx.beginPath(); ctx.moveTo(x, PANEL_MARGIN.top); ctx.lineTo(x, PANEL_MARGIN.top + ph); ctx.stroke();
-    ctx.fillText(fmtTick(v), x - 8, H - PANEL_MARGIN.bottom + 13);
+    ctx.fillText(fmtTick(v), x - 8, H - bottom + 13);
   });
   const yTicks = p.log_y ? ticks(y0, y1).filter((v) => Number.isInteger(v)) : ticks(y0, y1);  // decades only
   yTicks.forEach((v) => {
@@ -97,13 +116,21 @@ function drawXY(ctx, p) {
   ctx.restore(); ctx.setLineDash([]);
   ctx.fillStyle = PALETTE.ink; ctx.font = '12px sans-serif'; ctx.fillText(p.title, PANEL_MARGIN.left, 14);
   ctx.fillStyle = PALETTE.text; ctx.font = '11px sans-serif';
-  ctx.fillText(p.x_label, PANEL_MARGIN.left + pw / 2 - 20, H - 3);
+  ctx.fillText(p.x_label, PANEL_MARGIN.left + pw / 2 - 20, H - bottom + 29);
   if (p.y_label) {
     ctx.save(); ctx.translate(9, PANEL_MARGIN.top + ph / 2 + 20); ctx.rotate(-Math.PI / 2);
     ctx.fillText(p.y_label, 0, 0); ctx.restore();
   }
-  const labelled = p.series.filter((s) => s.label);  // legend, as wide as its longest label
-  const lw = Math.max(0, ...labelled.map((s) => ctx.measureText(s.label).width)) + 20;
+  if (below) {  // under the x axis's label, outside the plot area
+    const top = H - below.rows * LEGEND_ROW;
+    below.keys.forEach(({ s, x, row }) => {
+      const ly = top + row * LEGEND_ROW + 10;
+      ctx.fillStyle = s.color; ctx.fillRect(x, ly - 5, 10, 3);
+      ctx.fillStyle = PALETTE.ink; ctx.fillText(s.label, x + 14, ly);
+    });
+    return;
+  }
+  const lw = Math.max(0, ...labelled.map((s) => ctx.measureText(s.label).width)) + 20;  // as wide as its longest
   let ly = PANEL_MARGIN.top + 12;
   labelled.forEach((s) => {
     ctx.fillStyle = s.color; ctx.fillRect(PANEL_MARGIN.left + pw - lw, ly - 7, 10, 3);

@@ -15,8 +15,9 @@ MARGIN = dict(l=50, r=10, t=40, b=40)
 # the shares are the live view's figure (what each stage made of the model, and what the settings beside it
 # change): wider and taller than the other panels, which are narrower than a phone and of a narrower shape, so the
 # shares stay the largest where a phone narrows it to its width and where the presenter view caps the height; one
-# other panel fits beside it on a laptop
-MAIN_PANEL, SIDE_PANEL = (460, 350), (270, 222)
+# other panel fits beside it on a laptop. Every panel's legend is below its plot area (up to seven stages' lines:
+# inside, the legend covered the curves where the shares reach 1), so the heights hold two or three rows of it
+MAIN_PANEL, SIDE_PANEL = (460, 392), (270, 250)
 
 
 def pipeline_frame(frame: Mapping, labels: Mapping[str, str]) -> dict:
@@ -50,11 +51,11 @@ def pipeline_frame(frame: Mapping, labels: Mapping[str, str]) -> dict:
                    + line("reward", "accuracy", f"{labels['reward']}: {labels['accuracy']}"))
     shares = xy_panel(labels["share_title"], share_lines + boundaries(0, 1), x_label=labels["step"],
                       y_label=labels["share"], x_range=span, y_range=(0.0, 1.0), width=MAIN_PANEL[0],
-                      height=MAIN_PANEL[1])
+                      height=MAIN_PANEL[1], legend="below")
     losses = [x for s, name in (("pretrain", labels["pretrain"]), ("sft", labels["sft"]), ("reward", labels["reward"]),
                                 ("dpo", labels["dpo_loss"])) for x in line(s, "loss", name)]
     top = max((max([v for v in x["y"] if v is not None], default=0.0) for x in losses), default=1.0)
-    side = dict(x_label=labels["step"], x_range=span, width=SIDE_PANEL[0], height=SIDE_PANEL[1])
+    side = dict(x_label=labels["step"], x_range=span, width=SIDE_PANEL[0], height=SIDE_PANEL[1], legend="below")
     loss = xy_panel(labels["loss_title"], losses + boundaries(0, top), y_label=labels["loss"], **side)
     policy = ("dpo", "rlhf", "hack")
     reward = xy_panel(labels["reward_title"], [x for s in policy for x in line(s, "reward", labels[s])],

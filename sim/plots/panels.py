@@ -32,12 +32,20 @@ def series(x, y, kind: str = "line", color: str = BLUE, width: float = 2.0, labe
     return out if texts is None else {**out, "texts": [str(w) for w in texts]}
 
 
+LEGENDS = ("inside", "below")
+
+
 def xy_panel(title: str, series_list: Sequence[dict], *, x_range=None, y_range=None, x_label: str = "",
-             y_label: str = "", width: int = 360, height: int = 240, log_y: bool = False) -> dict:
-    """A chart of lines and points; ranges default to the data's extent."""
+             y_label: str = "", width: int = 360, height: int = 240, log_y: bool = False,
+             legend: str = "inside") -> dict:
+    """A chart of lines and points; ranges default to the data's extent. legend: where the labelled series are
+    named, "inside" the plot area's top right corner (over the data: for a few short labels) or "below" it, in rows
+    under the x axis that the plot area gives up its height to (ui/live_common.js drawXY)."""
+    if legend not in LEGENDS:
+        raise ValueError(f"unknown legend place {legend}")
     return {"type": "xy", "title": title, "series": list(series_list), "x_range": _range(x_range),
             "y_range": _range(y_range), "x_label": x_label, "y_label": y_label, "width": width,
-            "height": height, "log_y": log_y}
+            "height": height, "log_y": log_y, "legend": legend}
 
 
 def _range(r) -> list[float] | None:
