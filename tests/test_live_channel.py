@@ -262,3 +262,33 @@ def test_what_a_view_says_it_shows_is_read_strictly():
     assert parse_shown("shows - - stopped") == (-1, -1, "stopped")
     for bad in ("next", "shows 3 120", "shows 3 120 paused x", "shows a 1 paused", "shows 1 1 dancing", "", "shows"):
         assert parse_shown(bad) is None, bad
+
+
+def test_the_page_and_the_channel_take_turns_to_draw():
+    """The known hazard (issue 38): the channel's thread drew a view's show() while a page rerun of the same session
+    drew it too, both reading and writing the session's state. Feed.draw makes them take turns: a show() that sleeps
+    while drawing is never entered twice at once, from the channel's update and from the page's side together."""
+    import threading
+    import time
+
+    feed, _ = walk_feed()
+    inside, most = [0], [0]
+    lock = threading.Lock()
+
+    def show(frames, seq, status, cursor):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.02)
+        with lock:
+            inside[0] -= 1
+
+    feed.show = show
+    page = threading.Thread(target=lambda: [feed.draw(show, [], 0, "paused") for _ in range(10)])
+    channel = threading.Thread(target=lambda: [feed.update() for _ in range(10)])
+    page.start()
+    channel.start()
+    page.join()
+    channel.join()
+    assert most[0] == 1
+    feed.cursor.runs.scheduler.close()

@@ -44,7 +44,10 @@ Show = Callable[[list[dict], int, str, Cursor], None]
 class Feed:
     """This session's live view of one cursor: the frames sent so far and the lab's show(), for the fragment and the
     channel alike. Its lock is held while the cursor is read or moved (the buttons take it too), never while the
-    session's state is: a button's callback runs holding that state, and a show() reads it."""
+    session's state is: a button's callback runs holding that state, and a show() reads it. `drawing` makes the two
+    callers of show(), the page's run and the channel's thread, take turns (draw): both read and write the session's
+    state (a lab's show() keeps what it drew last), and a page rerun may come while the channel draws. Only draw takes
+    it, and nothing is held while waiting for it, so it cannot deadlock with the buttons or the session's state."""
 
     def __init__(self, cursor: Cursor):
         self.cursor = cursor
@@ -53,6 +56,12 @@ class Feed:
         self.show: Show | None = None  # the lab's, from the newest render
         self.ctx = None  # the session's script context, from the newest render
         self.behind: tuple | None = None  # what a view not playing said it shows, behind its cursor (update)
+        self.drawing = threading.Lock()
+
+    def draw(self, show: Show, frames: list[dict], seq: int, status: str) -> None:
+        """show(frames, seq, status, cursor), one caller at a time (the page's run or the channel's thread)."""
+        with self.drawing:
+            show(frames, seq, status, self.cursor)
 
     def frames(self) -> tuple[list[dict], int, str]:
         """The frames since the newest sent (while playing, after a short wait for more), each with its "step", "run"
@@ -94,7 +103,7 @@ class Feed:
         out: list[dict] = []
         try:
             with mounting(capture=out):
-                show(frames, seq, status, self.cursor)
+                self.draw(show, frames, seq, status)
         finally:
             setattr(thread, SCRIPT_RUN_CONTEXT_ATTR_NAME, None)
         data = out[-1] if out else {"seq": seq, "status": status, "frames": []}
@@ -227,7 +236,7 @@ def live_lab(spec: LiveSpec, show: Callable[[list[dict], int, str, Cursor], None
         if messages:
             messages(cursor)
         with mounting(extra={"channel": channel} if channel else None):
-            show(frames, seq, status, cursor)
+            feed.draw(show, frames, seq, status)
         if below:
             below(cursor)
         if ss.get(f"{key}.was_playing") and not cursor.playing:  # it stopped by itself (diverged, finished, failed)
