@@ -16,9 +16,10 @@ SUBCOMMANDS = {"engine": "classification.engine", "shapes": "shapes.shapes", "at
 # benchmarks with options of their own (python -m benchmarks NAME --help): K sessions through the page's code
 # (classroom), K student sessions following a teacher (classroom_follow), the language-model lab (--sweep, --seconds),
 # the foundations lab (--no-matmul, --no-sweep, --drag), the assistant lab (its data section) and its pipeline over
-# seeds (assistant_pipeline), a mischievous student and a careless deployment against one app process (reliability)
+# seeds (assistant_pipeline), a mischievous student and a careless deployment against one app process (reliability),
+# the server's CPU for an idle class of K students in real browsers (classroom_idle)
 OWN_OPTIONS = ("classroom", "classroom_follow", "lm", "sequence", "foundations", "assistant", "assistant_pipeline",
-               "reliability")
+               "reliability", "classroom_idle")
 
 
 def main() -> None:
