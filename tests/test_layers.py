@@ -1,10 +1,14 @@
 """The layer rules, checked on the source (every import, at the top of a module or inside a function):
 
-- sim/ (the engine and figure builders) imports neither Streamlit nor ui/ nor labs/;
+- sim/ (the engine and figure builders) imports neither Streamlit nor ui/ nor labs/; one exception, CLI_READS: the
+  command line of sim.codegen (python -m sim.codegen LAB QUERY) reads a query by the lab's schema, so it may import
+  ui.schema and a labs/<lab>/schema.py (both pure: no Streamlit), nothing else of ui/ or labs/, and no other module of
+  sim/ may;
 - sim/plots/ imports no torch (figures are built from plain arrays);
 - a lab's engine sub-package (sim/<topic>/) imports no other topic's, only sim.core (and the model packages
   BUILDS_ON names: the language lab trains sim.transformers' tiny GPT, the sequence lab also Mamba on sim.ssm's
-  scan); sim.core, the shared helpers, imports no topic; sim/plots/ (figures of every topic) may import any;
+  scan); sim.core, the shared helpers, imports no topic; sim/plots/ (figures of every topic) and sim/codegen/ (the
+  code of every lab's run) may import any;
 - ui/ (what every lab shares) imports no lab;
 - a lab (labs/<name>/) imports no other lab;
 - benchmarks/ and deploy/ import nothing from tests/ (what both need lives in deploy/local.py);
@@ -20,6 +24,17 @@ PACKAGES = ("sim", "ui", "labs", "benchmarks", "deploy", "server")
 # topic -> the other topics whose models it trains
 BUILDS_ON = {"language": {"transformers"}, "sequence": {"transformers", "ssm"},
              "dedup": {"language", "transformers"}, "alignment": {"transformers"}}
+# the one module of sim/ allowed to read ui/ and labs/: sim.codegen's command line parses a link's query with the
+# lab's schema (it imports labs.<lab>.schema by name with importlib, which the checker cannot see, and ui.schema)
+CLI_READS = "sim.codegen.__main__"
+ANY_TOPIC = ("plots", "codegen")  # the sub-packages of sim/ that serve every topic: figures, and the runs' code
+
+
+def cli_may_import(module: str, name: str) -> bool:
+    """Whether `module` may import `name` by the CLI_READS exception: ui.schema, or a lab's schema module."""
+    parts = name.split(".")
+    return module == CLI_READS and (name == "ui.schema" or (len(parts) == 3 and parts[0] == "labs"
+                                                            and parts[2] == "schema"))
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -65,10 +80,10 @@ def violations(root: Path) -> list[str]:
         for line, name in imports(path, root):
             top = name.split(".")[0]
             where = f"{rel}:{line} imports {name}"
-            if mod.startswith("sim") and top in ("streamlit", "ui", "labs"):
+            if mod.startswith("sim") and top in ("streamlit", "ui", "labs") and not cli_may_import(mod, name):
                 bad.append(f"{where} (sim/ must not import Streamlit, ui/ or labs/)")
             topic, other_topic = _topic(mod), _topic(name)
-            if topic not in (None, "plots") and other_topic not in (None, topic, "core", *BUILDS_ON.get(topic, ())):
+            if topic not in (None, *ANY_TOPIC) and other_topic not in (None, topic, "core", *BUILDS_ON.get(topic, ())):
                 bad.append(f"{where} (sim/{topic}/ may import only sim.core and itself, not sim/{other_topic}/)")
             if mod.startswith("sim.plots") and top == "torch":
                 bad.append(f"{where} (sim/plots/ must not import torch)")
@@ -175,3 +190,33 @@ def test_each_rule_is_caught(tmp_path):
     assert not any(v.startswith(("sim/optim/rules.py:1", "sim/nets/", "sim/language/")) for v in found)
     assert "import cycle: sim.a -> sim.b -> sim.a" in found
     assert len(found) == 8, found
+
+
+def test_only_the_codegen_command_line_reads_a_schema(tmp_path):
+    """CLI_READS: sim.codegen's command line may import ui.schema and a lab's schema, nothing else of ui/ or labs/;
+    any other module of sim/ (sim.codegen's own included) may import neither."""
+    files = {
+        "sim/__init__.py": "",
+        "sim/codegen/__init__.py": "from ui.schema import Param\n",
+        "sim/codegen/__main__.py": ("from ui.schema import read_query\nfrom labs.one.schema import SCHEMA\n"
+                                    "from ui.i18n import t\nfrom labs.one import page\nimport streamlit\n"),
+        "sim/codegen/lab.py": "from labs.one.schema import SCHEMA\n",
+        "sim/engine.py": "from ui.schema import Param\n",
+        "ui/__init__.py": "",
+        "ui/schema.py": "",
+        "ui/i18n.py": "",
+        "labs/__init__.py": "",
+        "labs/one/__init__.py": "",
+        "labs/one/schema.py": "",
+        "labs/one/page.py": "",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    found = violations(tmp_path)
+    assert not any(v.startswith(("sim/codegen/__main__.py:1 ", "sim/codegen/__main__.py:2 ")) for v in found)
+    for where in ("sim/codegen/__main__.py:3 imports ui.i18n", "sim/codegen/__main__.py:4 imports labs.one.page",
+                  "sim/codegen/__main__.py:5 imports streamlit", "sim/codegen/__init__.py:1 imports ui.schema",
+                  "sim/codegen/lab.py:1 imports labs.one.schema", "sim/engine.py:1 imports ui.schema"):
+        assert any(v.startswith(where) for v in found), (where, found)
+    assert len(found) == 6, found

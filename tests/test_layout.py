@@ -18,8 +18,9 @@ SECTION_PARAMS = ("section", "view")
 FIGURES = {"plotly_chart", "arrow_vega_lite_chart", "vega_lite_chart", "bidi_component", "imgs", "graphviz_chart"}
 WIDGETS = {"selectbox", "slider", "select_slider", "number_input", "toggle", "button_group", "radio", "button",
            "text_input", "text_area", "checkbox", "multiselect"}
-# the title row, the intro, a URL value refused, the class's message slot (ui.classroom.message: empty outside a class)
-HEADER = {"title", "caption", "popover", "code", "warning", "empty"}
+# the title row (with Copy link's popover and the Code button, ui.code_button), the intro, a URL value refused, the
+# class's message slot (ui.classroom.message: empty outside a class)
+HEADER = {"title", "caption", "popover", "code", "download_button", "warning", "empty"}
 MAIN_MAX = 5  # controls the presenter view keeps on view beside the figure (besides the run's buttons): a row of
 # numbered widgets (a layer editor's "layer0", "layer1", ...) counts once
 

@@ -10,6 +10,7 @@ import streamlit as st
 
 from sim.core.text import md
 from ui import layout, present
+from ui.code_button import code_button, code_fold
 from ui.i18n import lang, t
 from ui.schema import Param, check_value, read_query, write_query
 
@@ -184,6 +185,7 @@ class PageState:
             self.fold = present.controls_box(row)
             present.shortcuts()
         link = row.popover(t("url.copy_link"), icon=":material/link:").empty()
+        code = row.empty()  # the Code button (ui.code_button), where the page has a run to write out
         if present.presenting():  # the projector's height is the figure's: the teacher says it, the fold keeps it
             about = "\n\n".join(filter(None, (intro, about)))
         else:
@@ -193,4 +195,5 @@ class PageState:
             with st.expander(t("layout.about"), icon=":material/menu_book:"):
                 st.markdown(about)
         link.code(self.link(), language=None)
+        code_fold(code_button(code, self.page, self.values, self.link()))
         self.sync_url()
