@@ -1,27 +1,28 @@
 """Follow latency: how long after the teacher changes a setting K students' pages show it.
 
 One teacher and K students (default 30) are AppTest sessions of the real app in this process (main.py, the
-lab's page, ui/classroom.py, the in-process class store), as one app process serves them. Each student has
-a thread that does what the class panel's fragment does every ui.classroom.POLL_S seconds, from a random
-phase: reads the class (`ui.classroom.room().state`, the poll's own call) and, when the teacher's version
-changed, reruns the whole app (the fragment's st.rerun), whose ui.classroom.follow applies the settings
-through the lab's schema before the page draws. The teacher changes one setting per round (its page runs,
-then publishes). Latency = from the start of the teacher's change to the end of the student's page run
-that shows the new value (checked on the student's widget). Prints per-round figures and the median/p95.
-AppTest runs cannot overlap (each swaps in its own Streamlit runtime), so the page runs take turns (RUNS):
-as on a server, where every session's script shares the process's one GIL, one page run at a time.
+lab's page, ui/classroom.py, the in-process class store), as one app process serves them. Each student waits on the
+class as its page does in a browser: its watch on the live channel (server.class_push.Watch.wait, the server's own
+code, on an event loop as the server's) is told of the teacher's new version, and the student's page then reruns
+(the watch's trigger), whose ui.classroom.follow applies the settings through the lab's schema before the page
+draws. The browser's round trip (a socket message, a rerun request: milliseconds on a LAN) is not in it. The
+teacher changes one setting per round (its page runs, then publishes). Latency = from the start of the teacher's
+change to the end of the student's page run that shows the new value (checked on the student's widget). Prints
+per-round figures and the median/p95. AppTest runs cannot overlap (each swaps in its own Streamlit runtime), so the
+page runs take turns (RUNS): as on a server, where every session's script shares the process's one GIL, one page run
+at a time. The sessions share one compiled-script cache, as a server's sessions do (AppTest makes one per run).
 
 With --processes K (K > 1) the students are spread over K worker processes, each an app process of its
 own, and the class lives in a private redis-server named by MLSIM_CLASS_STORE, started as the launcher
-(deploy/classroom.py) starts one for its K processes behind HAProxy. Times are taken with time.time() so
-that the processes' figures compare.
+(deploy/classroom.py) starts one for its K processes behind HAProxy: another process's change reaches a student's
+watch within server.class_push.LOOK_S. Times are taken with time.time() so that the processes' figures compare.
 
     python -m benchmarks classroom_follow [--students 30] [--rounds 5] [--lab classification] [--processes 1]
 """
 import argparse
+import asyncio
 import multiprocessing as mp
 import os
-import random
 import statistics
 import sys
 import tempfile
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from deploy.local import open_app, open_lab  # noqa: E402
+from server import class_push  # noqa: E402
 from ui import classroom  # noqa: E402
 
 # per lab: its page, and the selectbox the teacher changes (key, two values to alternate between)
@@ -53,42 +55,67 @@ def quiet() -> None:
             logging.getLogger(name).setLevel(logging.ERROR)
 
 
-class Student:
-    """One student's AppTest session, polling the class on a thread of its own (start, then stop.set and join)."""
+def shared_script_cache() -> None:
+    """One compiled-script cache for every AppTest session of this process, as a server's Runtime has (AppTest makes
+    a new one per run, which compiles main.py and the page again on every run: a fifth of a run's time)."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import app_test, local_script_runner
 
-    def __init__(self, code: str, key: str, rng: random.Random):
-        self.thread = threading.Thread(target=self.poll_class, daemon=True)
+    cache = ScriptCache()
+    app_test.ScriptCache = local_script_runner.ScriptCache = lambda: cache
+
+
+def own_addresses() -> None:
+    """Each AppTest session its own network address: they all come from "local", and a class takes at most
+    server.classroom.JOIN_LIMIT new students a minute from one address (a school's NAT joins over a minute or two)."""
+    classroom.address = lambda: f"bench-{classroom.credential()}"  # AppTest's session ids are all the same
+
+
+class Loop:
+    """The server's event loop, on a thread of its own: the students' watches wait on it."""
+
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+
+    def wait(self, code: str, known: int, timeout: float) -> int | None:
+        coro = class_push.WATCH.wait(classroom.room(), code, known, timeout)
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+
+class Student:
+    """One student's AppTest session, its watch on a thread of its own (start, then stop.set and join)."""
+
+    def __init__(self, code: str, key: str, loop: Loop):
+        self.thread = threading.Thread(target=self.watch_class, daemon=True)
         self.at = open_app("en")
         self.at.query_params["class"] = code
         self.at.run()  # joins, and follows the teacher onto the lab
-        self.code, self.key, self.phase = code, key, rng.uniform(0, classroom.POLL_S)
+        self.code, self.key, self.loop = code, key, loop
         self.seen = classroom.room().state(code).version
         self.done: dict[int, tuple] = {}  # version -> (time its page showed it, the value shown, the page run's s)
         self.stop = threading.Event()
 
-    def poll_class(self) -> None:
-        start = time.time() + self.phase
-        tick = 0
+    def watch_class(self) -> None:
         while not self.stop.is_set():
-            tick += 1
-            time.sleep(max(0.0, start + tick * classroom.POLL_S - time.time()))
-            if self.stop.is_set():
-                return
-            state = classroom.room().state(self.code, f"bench-{id(self)}")
-            if state.version != self.seen:
-                with RUNS:
-                    began = time.time()
-                    self.at.run()  # what the fragment's st.rerun does: the whole app, follow() first
-                    self.done[state.version] = (time.time(), self.at.selectbox(key=self.key).value,
-                                                time.time() - began)
-                self.seen = state.version
+            version = self.loop.wait(self.code, self.seen, 1.0)
+            if version is None or self.stop.is_set():
+                continue
+            with RUNS:
+                began = time.time()
+                self.at.run()  # what the watch's trigger does: the whole app, follow() first
+                self.done[version] = (time.time(), self.at.selectbox(key=self.key).value, time.time() - began)
+            self.seen = version
 
 
-def students_in_process(code: str, key: str, n: int, seed: int, ready, stop, results) -> None:
+def students_in_process(code: str, key: str, n: int, ready, stop, results) -> None:
     """One app process's students: join, follow until `stop`, then hand back what each saw and when."""
     quiet()
-    rng = random.Random(seed)
-    students = [Student(code, key, rng) for _ in range(n)]
+    shared_script_cache()
+    own_addresses()
+    class_push.WATCH.listen(classroom.room())
+    loop = Loop()
+    students = [Student(code, key, loop) for _ in range(n)]
     for s in students:
         s.thread.start()
     ready.put(n)
@@ -96,7 +123,7 @@ def students_in_process(code: str, key: str, n: int, seed: int, ready, stop, res
     for s in students:
         s.stop.set()
     for s in students:
-        s.thread.join(2 * classroom.POLL_S + 5)
+        s.thread.join(5)
     results.put([s.done for s in students])
 
 
@@ -119,6 +146,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def follow_rounds(args) -> None:
     quiet()
+    shared_script_cache()
     page, key, values = LABS[args.lab]
     teacher = open_lab("labs/classroom/page.py")
     teacher.button(key="room.start_btn").click().run()
@@ -129,20 +157,20 @@ def follow_rounds(args) -> None:
     ready, results, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
     shares = [args.students // args.processes + (i < args.students % args.processes) for i in range(args.processes)]
     if args.processes == 1:
-        threading.Thread(target=students_in_process, args=(code, key, args.students, 0, ready, stop, results),
+        threading.Thread(target=students_in_process, args=(code, key, args.students, ready, stop, results),
                          daemon=True).start()
         workers = []
     else:
-        workers = [ctx.Process(target=students_in_process, args=(code, key, n, i, ready, stop, results))
-                   for i, n in enumerate(shares)]
+        workers = [ctx.Process(target=students_in_process, args=(code, key, n, ready, stop, results))
+                   for n in shares]
         for w in workers:
             w.start()
     for _ in shares:
         ready.get()
     print(f"{args.students} students in {args.processes} app process(es) joined class {code} on {args.lab} in "
-          f"{time.time() - t0:.1f} s (poll every {classroom.POLL_S} s, "
+          f"{time.time() - t0:.1f} s (pushed, "
           f"store {classroom.room().store.__class__.__name__})")
-    time.sleep(classroom.POLL_S * 1.5)
+    time.sleep(1.0)
     rounds = []
     for r in range(args.rounds):
         value = values[r % 2]
