@@ -5,15 +5,12 @@ settings; each file is at most 150 lines at the defaults and passes ruff; and th
 with the page's message on a bad lab or value."""
 from __future__ import annotations
 
-import json
 import math
 import subprocess
 import sys
-from importlib import import_module
-from pathlib import Path
-from urllib.parse import parse_qsl, urlencode
 
 import pytest
+from codegentools import ROOT, assert_short_plain_clean, page_values, relative_error, run_file
 
 import sim.codegen as codegen
 from labs.classification.live import live_spec as cls_spec
@@ -27,9 +24,7 @@ from sim.fitting import regression as reg
 from sim.fitting.fit import FitConfig
 from sim.fitting.generalization import curve_data, noisy_points
 from sim.fitting.regression_data import make_dataset
-from ui.schema import read_query, write_query
 
-ROOT = Path(__file__).resolve().parent.parent
 STEPS = 3
 RTOL = 1e-6
 # per lab: the defaults (of the section with a live run, where the lab has sections) and three other settings
@@ -64,15 +59,6 @@ CASES = [(lab, q) for lab, queries in SETTINGS.items() for q in queries]
 DEFAULTS = [(lab, queries[0]) for lab, queries in SETTINGS.items()] + [("foundations", "section=loop")]
 
 
-def page_values(lab: str, query: str) -> tuple[dict, str]:
-    """The page's values for a link's query (the lab's schema, ui.schema's rules) and the page's link: every value
-    written out, as PageState.link writes it (a long line in the file's header)."""
-    schema = import_module(f"labs.{lab}.schema").SCHEMA
-    raw = dict(parse_qsl(query))
-    values, rejected = read_query(schema, raw)
-    assert not rejected, rejected
-    query = urlencode({"lang": raw.get("lang", "en"), **write_query(schema, values)}, safe=",")
-    return values, f"http://localhost:8501/{lab}?{query}"
 
 
 def engine_losses(lab: str, v: dict, link: str, steps: int) -> list:
@@ -122,18 +108,8 @@ def engine_losses(lab: str, v: dict, link: str, steps: int) -> list:
     raise AssertionError(lab)
 
 
-def run_file(path: Path, steps: int) -> list[dict]:
-    out = subprocess.run([sys.executable, "-I", str(path), "--steps", str(steps)], capture_output=True, text=True,
-                         timeout=300, cwd=path.parent)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return [json.loads(line) for line in out.stdout.splitlines()]
 
 
-def relative_error(a, b) -> float:
-    if isinstance(b, dict):
-        assert isinstance(a, dict) and a.keys() == b.keys(), (a, b)
-        return max((relative_error(a[k], b[k]) for k in b), default=0.0)
-    return abs(a - b) / max(abs(b), 1e-300)
 
 
 @pytest.mark.parametrize(("lab", "query"), CASES)
@@ -150,32 +126,13 @@ def test_the_file_trains_as_the_lab(lab, query, tmp_path):
     assert max(errors) <= RTOL, (records, want)
 
 
-def imports(text: str) -> set[str]:
-    import ast
-
-    found = set()
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.Import):
-            found |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            found.add(node.module.split(".")[0])
-    return found
 
 
 @pytest.mark.parametrize(("lab", "query"), DEFAULTS)
 def test_the_file_is_short_plain_and_clean(lab, query, tmp_path):
     """At the defaults: at most 150 lines, the link in its first lines, only the standard library, numpy and torch
     imported, and `ruff check` (the repository's rules) finds nothing; every other setting tested is clean too."""
-    v, link = page_values(lab, query)
-    text = codegen.script(lab, v, link)
-    assert len(text.splitlines()) <= 150
-    assert link in "\n".join(text.splitlines()[:3])
-    assert imports(text) <= set(sys.stdlib_module_names) | {"numpy", "torch"}
-    for i, q in enumerate([query] + [q for q in SETTINGS[lab] if q != query]):
-        (tmp_path / f"run_{i}.py").write_text(codegen.script(lab, *page_values(lab, q)), encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--config",
-                          str(ROOT / "pyproject.toml"), str(tmp_path)], capture_output=True, text=True)
-    assert out.returncode == 0, out.stdout[-3000:]
+    assert_short_plain_clean(lab, [query, *SETTINGS[lab]], tmp_path)
 
 
 def test_the_classification_file_is_the_engine_in_pytorch(tmp_path):

@@ -6,14 +6,10 @@ at the defaults, imports only the standard library, numpy and torch, and passes 
 needed: on this CPU the files and the engines agree bit for bit with torch's default threads."""
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from importlib import import_module
 from pathlib import Path
-from urllib.parse import parse_qsl
 
 import pytest
+from codegentools import assert_short_plain_clean, page_values, relative_error, run_file
 
 import sim.codegen as codegen
 import sim.codegen.assistant as assistant_code
@@ -26,9 +22,7 @@ from labs.sequence.encdec import encdec_spec
 from labs.sequence.memory import memory_spec, window_spec
 from sim.language.lm import SYNTHETIC_CHARS, read_text, synthetic_text
 from sim.transformers.tasks import CORPORA
-from ui.schema import read_query
 
-ROOT = Path(__file__).resolve().parent.parent
 STEPS = 3
 RTOL = 1e-6
 # the user's own text of the language-model lab (not in the link: the file reads it with --text)
@@ -60,11 +54,6 @@ DEFAULTS = [(lab, queries[0]) for lab, queries in SETTINGS.items()] + [("blocks"
 SHORT_PIPELINE = {"pretrain": 2, "sft": 3, "reward": 1, "dpo": 1, "rlhf": 1, "hack": 1}
 
 
-def page_values(lab: str, query: str) -> tuple[dict, str]:
-    """The page's values for a link's query (the lab's schema, ui.schema's rules) and the link."""
-    values, rejected = read_query(import_module(f"labs.{lab}.schema").SCHEMA, dict(parse_qsl(query)))
-    assert not rejected, rejected
-    return values, f"http://localhost:8501/{lab}?{query}"
 
 
 def by_name(trainers, name, steps: int) -> list[dict]:
@@ -114,18 +103,8 @@ def engine_losses(lab: str, v: dict, steps: int, pipeline: dict | None = None) -
     raise AssertionError(lab)
 
 
-def run_file(path: Path, steps: int, *extra: str) -> list[dict]:
-    out = subprocess.run([sys.executable, "-I", str(path), "--steps", str(steps), *extra], capture_output=True,
-                         text=True, timeout=600, cwd=path.parent)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return [json.loads(line) for line in out.stdout.splitlines()]
 
 
-def relative_error(a, b) -> float:
-    if isinstance(b, dict):
-        assert isinstance(a, dict) and a.keys() == b.keys(), (a, b)
-        return max((relative_error(a[k], b[k]) for k in b), default=0.0)
-    return abs(a - b) / max(abs(b), 1e-300)
 
 
 def file_losses(lab: str, v: dict, link: str, path: Path, steps: int) -> list[dict]:
@@ -160,32 +139,13 @@ def test_the_assistant_file_goes_on_from_pretraining_to_sft(tmp_path, monkeypatc
     assert max(relative_error(r["loss"], w) for r, w in zip(records, want, strict=True)) <= RTOL
 
 
-def imports(text: str) -> set[str]:
-    import ast
-
-    found = set()
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.Import):
-            found |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            found.add(node.module.split(".")[0])
-    return found
 
 
 @pytest.mark.parametrize(("lab", "query"), DEFAULTS)
 def test_the_file_is_short_plain_and_clean(lab, query, tmp_path):
     """At the defaults: at most 150 lines, the link in its first lines, only the standard library, numpy and torch
     imported, and `ruff check` (the repository's rules) finds nothing; every other setting tested is clean too."""
-    v, link = page_values(lab, query)
-    text = codegen.script(lab, v, link)
-    assert len(text.splitlines()) <= 150
-    assert link in "\n".join(text.splitlines()[:3])
-    assert imports(text) <= set(sys.stdlib_module_names) | {"numpy", "torch"}
-    for i, q in enumerate([query] + [q for q in SETTINGS[lab] if q != query]):
-        (tmp_path / f"run_{i}.py").write_text(codegen.script(lab, *page_values(lab, q)), encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--config",
-                          str(ROOT / "pyproject.toml"), str(tmp_path)], capture_output=True, text=True)
-    assert out.returncode == 0, out.stdout[-3000:]
+    assert_short_plain_clean(lab, [query, *SETTINGS[lab]], tmp_path)
 
 
 @pytest.mark.parametrize(("lab", "query"), [("attention", "section=pipeline"), ("attention", "section=examples"),
