@@ -259,7 +259,8 @@ def test_outside_the_presenter_view_figures_are_as_before(lab):
 
 
 def test_the_classrooms_answer_histogram_is_a_presenter_chart(monkeypatch):
-    """The teacher's live histogram of answers (labs/classroom) goes through ui.charts like every chart."""
+    """The histogram of answers (labs/classroom) goes through ui.charts like every chart; the projector shows it once
+    the teacher reveals (before, a vote shown while it runs would sway it)."""
     from apptools import open_app
     from ui import classroom
 
@@ -269,13 +270,18 @@ def test_the_classrooms_answer_histogram_is_a_presenter_chart(monkeypatch):
         t = open_lab("labs/classroom/page.py", "en", present="1")
         t.button(key="room.start_btn").click().run()
         code = t.session_state["_cls.code"]
-        t.button(key="room.pose_bank").click().run()
+        t.text_input(key="room.own_q").input("Will it curve?")
+        t.text_area(key="room.own_opts").input("yes\nno\nit depends")
+        t.button(key="room.pose_own").click().run()
         s = open_app("en")
         s.query_params.update({"class": code})
         s.run()
         s.button(key="room.opt.1").click().run()
         t.run()
         assert not t.exception and not s.exception
+        assert vega_specs(t) == []  # the projector: no count while the vote runs
+        t.button(key="room.reveal").click().run()
+        assert not t.exception
         (spec,) = vega_specs(t)
         assert spec["config"]["background"] == pr.CARD and spec["config"]["axis"]["labelFontSize"] >= pr.MIN_FONT
         (chart,) = t.get("vega_lite_chart")  # Streamlit sends the rows as Arrow

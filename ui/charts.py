@@ -21,7 +21,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from sim.plots.describe import WORDS, describe
 from sim.plots.palette import PALETTE
 from sim.plots.present import presenter_chart, presenter_figure
-from ui.i18n import t
+from ui.i18n import lang, t
 from ui.layout import CHART_DESC, SR_STYLE
 from ui.present import FIGURE_FORMATS, presenting
 
@@ -73,17 +73,32 @@ def plotly_config(key: str | None, config: dict | None = None) -> dict:
 # STYLE takes its element's box out of the page's flow, so there is no gap under the chart)
 
 
+_WORDS: dict[str, dict[str, str]] = {}  # per language: the catalogue does not change while the app runs
+
+
 def chart_words() -> dict[str, str]:
     """The words of a chart's summary in the page's language (sim.plots.describe.WORDS's keys: chart.desc.<key>)."""
-    return {k: str(t(f"chart.desc.{k}")) for k in WORDS}
+    code = lang()
+    if code not in _WORDS:
+        _WORDS[code] = {k: str(t(f"chart.desc.{k}")) for k in WORDS}
+    return _WORDS[code]
 
 
 def summary(fig) -> str:
-    """The text summary of `fig` (a Plotly figure or an Altair chart) in the page's language; "" if unreadable."""
+    """The text summary of `fig` (a Plotly figure or an Altair chart) in the page's language; "" if unreadable. A
+    Plotly figure drawn once for every session (Cursor.memo: a class following its teacher) keeps its summary per
+    language, so each session's page run does not describe it again."""
+    code = lang()
+    kept = getattr(fig, "_mlsim_summary", None)
+    if isinstance(kept, dict) and code in kept:
+        return kept[code]
     try:
-        return describe(fig, chart_words())
+        text = describe(fig, chart_words())
     except Exception:  # noqa: BLE001 - a figure the describer cannot read still shows; only its summary is missing
         return ""
+    if hasattr(fig, "to_plotly_json"):  # a Plotly figure keeps it (an Altair chart would take it for a property)
+        fig._mlsim_summary = {**(kept or {}), code: text}
+    return text
 
 
 def description(container, fig, key: str | None, text: str | None = None) -> str:
