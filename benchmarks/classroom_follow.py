@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,20 +56,24 @@ def quiet() -> None:
             logging.getLogger(name).setLevel(logging.ERROR)
 
 
-def shared_script_cache() -> None:
-    """One compiled-script cache for every AppTest session of this process, as a server's Runtime has (AppTest makes
-    a new one per run, which compiles main.py and the page again on every run: a fifth of a run's time)."""
-    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+@contextmanager
+def as_a_server():
+    """For the block, the AppTest sessions of this process are served as a server serves its sessions:
+    - one compiled-script cache for all, as a server's Runtime has (AppTest makes a new one per run, which compiles
+      main.py and the page again on every run: a fifth of a run's time);
+    - each its own network address: they all come from "local", and a class takes at most
+      server.classroom.JOIN_LIMIT new students a minute from one address (a school's NAT joins over a minute or two).
+    Both are put back after (the tests run this benchmark in their own process)."""
     from streamlit.testing.v1 import app_test, local_script_runner
 
-    cache = ScriptCache()
+    before = app_test.ScriptCache, local_script_runner.ScriptCache, classroom.address
+    cache = before[0]()
     app_test.ScriptCache = local_script_runner.ScriptCache = lambda: cache
-
-
-def own_addresses() -> None:
-    """Each AppTest session its own network address: they all come from "local", and a class takes at most
-    server.classroom.JOIN_LIMIT new students a minute from one address (a school's NAT joins over a minute or two)."""
     classroom.address = lambda: f"bench-{classroom.credential()}"  # AppTest's session ids are all the same
+    try:
+        yield
+    finally:
+        app_test.ScriptCache, local_script_runner.ScriptCache, classroom.address = before
 
 
 class Loop:
@@ -111,19 +116,18 @@ class Student:
 def students_in_process(code: str, key: str, n: int, ready, stop, results) -> None:
     """One app process's students: join, follow until `stop`, then hand back what each saw and when."""
     quiet()
-    shared_script_cache()
-    own_addresses()
-    class_push.WATCH.listen(classroom.room())
-    loop = Loop()
-    students = [Student(code, key, loop) for _ in range(n)]
-    for s in students:
-        s.thread.start()
-    ready.put(n)
-    stop.wait()
-    for s in students:
-        s.stop.set()
-    for s in students:
-        s.thread.join(5)
+    with as_a_server():
+        class_push.WATCH.listen(classroom.room())
+        loop = Loop()
+        students = [Student(code, key, loop) for _ in range(n)]
+        for s in students:
+            s.thread.start()
+        ready.put(n)
+        stop.wait()
+        for s in students:
+            s.stop.set()
+        for s in students:
+            s.thread.join(5)
     results.put([s.done for s in students])
 
 
@@ -146,7 +150,11 @@ def main(argv: list[str] | None = None) -> None:
 
 def follow_rounds(args) -> None:
     quiet()
-    shared_script_cache()
+    with as_a_server():  # the teacher's session too
+        run_rounds(args)
+
+
+def run_rounds(args) -> None:
     page, key, values = LABS[args.lab]
     teacher = open_lab("labs/classroom/page.py")
     teacher.button(key="room.start_btn").click().run()

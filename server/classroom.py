@@ -446,10 +446,12 @@ class Classroom:
             return None
         return _counts(question["options"], self._answers(code).get(question["id"], {}))
 
-    def answers_csv(self, code: str, secret: str | None, words: Callable[[str], str] = str) -> str:
+    def answers_csv(self, code: str, secret: str | None, words: Callable[[str], str] = str,
+                    unnamed: Callable[[int], str] = "Student {}".format) -> str:
         """The class's answers as CSV: a row per answer (question, its options, the student, the answer, seconds
         after the question was posed), then a row per option with its count. `words` turns a question's or an
-        option's stored text into the teacher's words (a bank question is stored as its i18n key)."""
+        option's stored text into the teacher's words (a bank question is stored as its i18n key), `unnamed` a
+        student's number into the label of a student who typed no name."""
         import csv
         import io
 
@@ -462,8 +464,9 @@ class Classroom:
             text, options = words(q["text"]), " | ".join(words(o) for o in q["options"])
             got = answers.get(q["id"], {})
             for student, a in sorted(got.items(), key=lambda kv: kv[1]["t"]):
-                who = names.get(student, {})
-                out.writerow(["answer", no, text, options, who.get("label", "?"), words(a["a"]),
+                who = names.get(student)
+                label = "?" if who is None else who["name"] or unnamed(who["n"])
+                out.writerow(["answer", no, text, options, label, words(a["a"]),
                               f"{a['t'] - q['at']:.1f}", ""])
             for option, n in _counts(q["options"], got).items():
                 out.writerow(["count", no, text, options, "", words(option), "", n])

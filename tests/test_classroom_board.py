@@ -114,6 +114,27 @@ def test_teacher_step_is_kept_without_a_new_version(store):  # noqa: F811
     assert v2 == 2 and room.state(code).step is None  # new settings: a new run, from its start
 
 
+def run_loop(coro):
+    """asyncio.run on a thread of its own: a test before this one (Playwright's sync API) may have left an event
+    loop running on this thread, where asyncio.run refuses."""
+    import threading
+
+    out = {}
+
+    def run():
+        try:
+            out["value"] = asyncio.run(coro)
+        except BaseException as e:  # noqa: BLE001 - handed back to the test
+            out["error"] = e
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(60)
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
+
+
 class FakeSocket:
     """What ClassFeed.serve needs of a Starlette WebSocket: receive() from a queue, send_text() to a list."""
 
@@ -168,7 +189,7 @@ def test_class_feed_pushes_changes_and_writes_tiles():
         await asyncio.wait_for(task, 2)
         return took, ws.closed
 
-    took, closed = asyncio.run(scenario())
+    took, closed = run_loop(scenario())
     assert closed == 1008  # a message that is not "watch <v>" ends the socket
     assert took < 1.0  # pushed by this process's own change, not found by a timer (a generous bound, not a timing)
 
@@ -189,7 +210,7 @@ def test_class_feed_reports_the_tile_while_the_page_is_idle():
         await ws.inbox.put({"type": "websocket.disconnect"})
         await asyncio.wait_for(task, 3)
 
-    asyncio.run(scenario())
+    run_loop(scenario())
     tile = room.board(code, secret)[0]
     assert tile["step"] >= 2  # written again as the run moved on, with no page run
 

@@ -531,10 +531,8 @@ def _feed() -> class_push.ClassFeed:
 def watch() -> bool:
     """Mount the student's watch (ui/classroom_watch.js) on the class's channel; False where there is none (no route
     in this process, no browser cookie, the class refused this student): then the page polls."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx as ctx_now
-
     browser = st.context.cookies.get(live_channel.BROWSER_COOKIE)
-    ctx = ctx_now()
+    ctx = get_script_run_ctx()
     if not (live_channel.served() and browser and ctx and code()):
         return False
     try:
@@ -556,7 +554,8 @@ _watcher = None
 
 
 def _changed() -> None:
-    """The class changed (the watch's trigger): this rerun takes it (follow, before the page runs)."""
+    """The watch's triggers ("changed": the class has a new version; "retry": open the socket again) need a callback
+    to be sent; the rerun they cause does the work (follow, before the page runs; a new token)."""
 
 
 def _student_panel(labs: dict[str, LabPage], current: str) -> None:

@@ -165,7 +165,8 @@ def teacher_live() -> None:
 
 
 def answers_file() -> str:
-    return classroom.room().answers_csv(classroom.code(), ss["_cls.secret"], lambda x: str(words(x)))
+    return classroom.room().answers_csv(classroom.code(), ss["_cls.secret"], lambda x: str(words(x)),
+                                        lambda n: str(t("room.student_n", n=n)))
 
 
 def teacher_view(state: PageState) -> None:
