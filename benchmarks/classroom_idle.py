@@ -114,7 +114,7 @@ def on_lab(page, timeout_s: float) -> None:
     page.locator(LIVE_CANVAS).first.wait_for(timeout=timeout_s * 1000)
 
 
-def measure(pid: int, seconds: float, students: list, teacher) -> dict:
+def server_cpu(pid: int, seconds: float, students: list, teacher) -> dict:
     """The server's cores over `seconds`, and the WebSocket messages per second of a student page and the teacher's."""
     w0 = [p.evaluate(WS_COUNTS) for p in [*students, teacher]]
     c0, t0 = server_cpu_s(pid), time.perf_counter()
@@ -130,7 +130,7 @@ def measure(pid: int, seconds: float, students: list, teacher) -> dict:
             "teacher_in": per[-1]["in"], "teacher_out": per[-1]["out"]}
 
 
-def report(label: str, m: dict, students: int) -> None:
+def print_cpu(label: str, m: dict, students: int) -> None:
     print(f"{label}: {students} students, {m['cores']:.3f} cores of server (over {m['dt']:.0f} s)")
     print(f"  the machine's load average (1 min) after it: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"  websocket messages per second: a student page {m['student_out']:.2f} sent / {m['student_in']:.2f} "
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{a.students} students on the lab ({time.perf_counter() - started:.0f} s since start)", flush=True)
             time.sleep(a.settle)
             rss0 = server_rss_mb(pid)
-            report("idle class", measure(pid, a.seconds, students, teacher), a.students)
+            print_cpu("idle class", server_cpu(pid, a.seconds, students, teacher), a.students)
             if a.dashboard is not False:
                 # the teacher's panel's button: the class at a glance, while the class stays on the lab
                 teacher.locator(".st-key-room-to_board button").first.click()
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
                     found = False
                 if found:
                     time.sleep(a.settle)
-                    report("with the teacher's dashboard open", measure(pid, a.seconds, students, teacher),
+                    print_cpu("with the teacher's dashboard open", server_cpu(pid, a.seconds, students, teacher),
                            a.students)
                 else:
                     print("with the teacher's dashboard open: skipped (the teacher's /classroom page shows no "
