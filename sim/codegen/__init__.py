@@ -50,6 +50,15 @@ class NoScript(LookupError):
     """The lab (or the section its params name) has no live run to write out."""
 
 
+def section(params: dict, sections, lab: str, default: str | None = None) -> str:
+    """The section the params name (`default` when they name none), if it is one of `sections`, the lab's sections
+    with a live run; NoScript otherwise."""
+    name = params.get("section", default)
+    if name not in sections:
+        raise NoScript(f"the {lab} lab's {name} section has no live run")
+    return name
+
+
 def _module(lab: str):
     if lab not in LABS:
         raise UnknownLab(lab)

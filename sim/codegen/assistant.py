@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sim.alignment.pipeline import BATCH, CONFIG, LR, STEPS
 from sim.codegen import header, main_block
+from sim.codegen import section as code_section
 from sim.codegen.attention import describe, fill, gpt_code
 
 SECTIONS = ("pipeline",)
@@ -91,9 +92,7 @@ def main(steps):
 def script(params: dict, link: str) -> str:
     """The standalone script of the pipeline's pretraining and SFT stages."""
     v = params
-    section = v.get("section")
-    if section not in SECTIONS:
-        raise LookupError(f"the assistant lab's {section} section has no live run")
+    code_section(v, SECTIONS, "assistant")  # NoScript for a section without a live run
     c, seed = CONFIG, v["pipe_seed"]
     lines = [f"The assistant lab's pipeline, its supervised stages: a tiny GPT ({c.n_layer} blocks, {c.n_head} heads, "
              f"width {c.d_model}) pretrained {STEPS['pretrain']} steps on the letter text, then fine-tuned "

@@ -10,6 +10,7 @@ import textwrap
 from string import Template
 
 from sim.codegen import header, main_block
+from sim.codegen import section as code_section
 
 SECTIONS = ("train", "compare")
 LETTERS, SEP = "abcdefgh", "|"
@@ -217,9 +218,7 @@ def main(steps):
 def script(params: dict, link: str) -> str:
     """The standalone script of the attention lab's live run the params' section shows."""
     v = params
-    section = v.get("section", "train")
-    if section not in SECTIONS:
-        raise LookupError(f"the attention lab's {section} section has no live run")
+    section = code_section(v, SECTIONS, "attention", "train")
     task, compare = v["task"], section == "compare"
     if task == "text":
         block = v["context"]

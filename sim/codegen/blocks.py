@@ -5,6 +5,7 @@ sim.transformers.moe.MoETrainer). Each section's models start from the same weig
 from __future__ import annotations
 
 from sim.codegen import header, main_block
+from sim.codegen import section as code_section
 from sim.codegen.attention import ANSWERS, IGNORE, IMPORTS, INIT, TASK_DATA, describe, fill
 
 SECTIONS = ("residual", "moe")
@@ -179,9 +180,7 @@ def main(steps):
 def script(params: dict, link: str) -> str:
     """The standalone script of the live run the params' section shows (residual or moe)."""
     v = params
-    section = v.get("section")
-    if section not in SECTIONS:
-        raise LookupError(f"the transformer-block lab's {section} section has no live run")
+    section = code_section(v, SECTIONS, "transformer-block")
     if section == "moe":
         lines = [f"The transformer-block lab's moe section: a Mixture-of-Experts ({v['m_experts']} experts, top "
                  f"{v['m_k']}, capacity factor {v['m_cf']}) learning tokens from {v['m_clusters']} clusters, trained "

@@ -9,6 +9,7 @@ The loss of a step is the training loss after that epoch, without dropout.
 from __future__ import annotations
 
 from sim.codegen import header, main_block
+from sim.codegen import section as code_section
 from sim.codegen.classification import GENERATORS
 
 SECTIONS = ("capacity", "regularization", "label_noise")
@@ -46,9 +47,7 @@ def make_data():
 
 def script(params: dict, link: str) -> str:
     v = params
-    section = v["section"]
-    if section not in SECTIONS:
-        raise LookupError(f"the {section} section has no live run")
+    section = code_section(v, SECTIONS, "generalisation")
     binary = section == "label_noise"
     l1 = v["l1"] if section == "regularization" else 0.0
     l2 = v["l2"] if section == "regularization" else 0.0

@@ -5,6 +5,7 @@ from its seed (sim.language.grammar) or the user's own text read from a file, th
 from __future__ import annotations
 
 from sim.codegen import header, main_block
+from sim.codegen import section as code_section
 from sim.codegen.attention import describe, fill, gpt_code
 from sim.language.grammar import grammar
 from sim.language.lm import BATCH, SYNTHETIC_CHARS
@@ -165,9 +166,7 @@ if __name__ == "__main__":
 def script(params: dict, link: str) -> str:
     """The standalone script of the language-model lab's live run (the "train" section)."""
     v = params
-    section = v.get("section", "train")
-    if section != "train":
-        raise LookupError(f"the language-model lab's {section} section has no live run")
+    code_section(v, ("train",), "language-model", "train")  # NoScript for a section without a live run
     own, bpe = v["source"] == "own", v["tokenizer"] == "bpe"
     if own:
         source, text = OWN, "own_text(path)"

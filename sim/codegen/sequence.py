@@ -5,6 +5,7 @@ decoder (GPT-style) on one text (encdec_run). Each run's models see the same bat
 from __future__ import annotations
 
 from sim.codegen import header, main_block
+from sim.codegen import section as code_section
 from sim.codegen.attention import CORPORA, IMPORTS, INIT, describe, fill, gpt_code
 from sim.sequence.live import ATTN_HEADS, ATTN_LAYERS, ATTN_WIDTH, MAMBA_STATE, MAMBA_WIDTH
 
@@ -173,9 +174,7 @@ ENCDEC_LOSS = """loss = loss_of(model, name == "gpt", windows(32, g), masking[na
 def script(params: dict, link: str) -> str:
     """The standalone script of the live run the params' section shows."""
     v = params
-    section = v.get("section")
-    if section not in SECTIONS:
-        raise LookupError(f"the sequence-models lab's {section} section has no live run")
+    section = code_section(v, SECTIONS, "sequence-models")
     if section == "encdec":
         seed, lr = v["e_seed"], v["e_lr"]
         size = f'VOCAB, T + 1, {v["e_width"]}, {v["e_layers"]}, 2'
